@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kiwi: iWARP connection manager and software RNIC, as out-of-tree modules.
+#
+#   make            build the modules against KDIR
+#   make check      static checks + KUnit suites in a QEMU test VM
+#   make deps       install the Debian packages every target needs
+#
+# The kernel build system reads Kbuild; this file only drives it.
+
+KDIR ?= $(shell sh $(CURDIR)/scripts/kdir.sh)
+BUILD ?= $(CURDIR)/build
+
+export BUILD KIWI_CACHE SUITES KIWI_SUITE_TIMEOUT KIWI_SKIP_STATIC
+
+.PHONY: all modules deps check static harness-selftest clean help
+
+all: modules
+
+modules:
+	@bash scripts/deps.sh build
+	@test -n "$(KDIR)" || { echo "no kernel headers found; set KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+deps:
+	@bash scripts/deps.sh all
+
+static:
+	@bash scripts/deps.sh check
+	@bash scripts/static.sh
+
+check:
+	@bash scripts/deps.sh check
+	@bash scripts/check.sh
+
+harness-selftest:
+	@bash scripts/deps.sh check
+	@bash scripts/harness-selftest.sh
+
+clean:
+	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	rm -rf $(BUILD)
+
+help:
+	@sed -n '3,9p' Makefile

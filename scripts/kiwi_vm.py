@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Boot kiwi's test VM, watch it, and judge what it printed.
+
+The VM's /init (tests/vm/init) writes phase markers and each suite's KTAP to
+a second serial port (results.log) and the markers also to the kernel log,
+so the console (console.log) can be split into per-test-module windows.
+
+The run fails on: a failed or missing KUnit case, a suite that never
+reported, a module that would not load or unload, a phase that overran its
+timeout, and any kernel splat on the console that the test module running at
+the time did not declare in tests/expected-splats. A declared splat that
+does not appear fails the run too: the test that provokes it has stopped
+provoking it.
+"""
+
+import argparse
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+
+MARK = re.compile(r"KIWI-([A-Z-]+)(?: (.*))?$")
+
+# Lines that open a kernel splat. A block opened by one of these runs until
+# its end line (or the next opener, or a test-module boundary); a Call Trace
+# outside any block is a splat of its own.
+SPLAT_OPEN = re.compile(
+    r"(WARNING:|BUG:|kernel BUG at|Oops|general protection fault|"
+    r"Kernel panic|INFO: |UBSAN:|ODEBUG:|refcount_t:|list_add corruption|"
+    r"list_del corruption|DEBUG_LOCKS_WARN_ON|kmemleak: \d+ new suspected|"
+    r"stack-protector|double fault|Unable to handle)")
+SPLAT_CLOSE = re.compile(r"(---\[ end |^=+$)")
+CALL_TRACE = re.compile(r"Call Trace:")
+# printk prefixes: "[    1.234567] " timestamps, optionally a "[ Tnn]" caller.
+PRINTK_PREFIX = re.compile(r"^\[\s*\d+\.\d+\]\s*(\[\s*[TC]\d+\]\s*)?")
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+class Phase:
+    """The watchdog's view: what the VM is doing and until when."""
+
+    def __init__(self, name, limit):
+        self.name = name
+        self.deadline = time.monotonic() + limit
+
+
+def run_vm(args, out_dir):
+    console = os.path.join(out_dir, "console.log")
+    results = os.path.join(out_dir, "results.log")
+    for f in (console, results):
+        open(f, "w").close()
+    cmd = [
+        args.qemu, "-accel", "tcg", "-smp", "2", "-m", str(args.memory),
+        "-nic", "none", "-no-reboot", "-display", "none", "-monitor", "none",
+        "-kernel", args.kernel, "-initrd", args.initrd,
+        "-append", "console=ttyS0 loglevel=7 panic=-1 kmemleak=on "
+                   "hung_task_panic=0 " + args.append,
+        "-chardev", "file,id=con,path=" + console,
+        "-serial", "chardev:con",
+        "-chardev", "file,id=res,path=" + results,
+        "-serial", "chardev:res",
+    ]
+    with open(os.path.join(out_dir, "qemu.cmd"), "w") as f:
+        f.write(" ".join(cmd) + "\n")
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    timeouts = []
+    phase = Phase("boot", args.boot_timeout)
+    seen = 0
+    pending = ""
+    started = time.monotonic()
+    while True:
+        ready, _, _ = select.select([proc.stdout], [], [], 0.5)
+        if ready:
+            data = os.read(proc.stdout.fileno(), 4096)
+            if data:
+                sys.stdout.write("qemu: " + data.decode(errors="replace"))
+        with open(results, "rb") as f:
+            f.seek(seen)
+            chunk = f.read()
+        seen += len(chunk)
+        pending += chunk.decode(errors="replace")
+        *lines, pending = pending.split("\n")
+        for line in lines:
+            m = MARK.search(line.strip())
+            if not m:
+                continue
+            what, rest = m.group(1), m.group(2) or ""
+            if what == "BOOT":
+                log(f"vm: booted {rest} in {time.monotonic() - started:.0f} s")
+                phase = Phase("loading kiwi modules", args.suite_timeout)
+            elif what == "BEGIN":
+                log(f"vm: running {rest}")
+                phase = Phase("test module " + rest, args.suite_timeout)
+            elif what == "UNLOAD-BEGIN":
+                phase = Phase("unload and kmemleak scan", args.suite_timeout)
+            elif what == "DONE":
+                phase = Phase("power off", 60)
+        if proc.poll() is not None:
+            break
+        if time.monotonic() > phase.deadline:
+            timeouts.append(phase.name)
+            log(f"vm: timeout in {phase.name}; killing QEMU")
+            proc.kill()
+            proc.wait()
+            break
+    log(f"vm: finished in {time.monotonic() - started:.0f} s")
+    return timeouts
+
+
+def read_lines(path):
+    with open(path, errors="replace") as f:
+        return [line.rstrip("\r\n").replace("\r", "") for line in f]
+
+
+def parse_results(lines):
+    """Split results.log into markers and per-suite KTAP blocks."""
+    state = {"boot": None, "loads": {}, "tests": [], "suites": {},
+             "ends": {}, "unloads": {}, "kmemleak": [], "done": False}
+    suite = None
+    in_leak = False
+    for raw in lines:
+        m = MARK.search(raw.strip())
+        if m:
+            what, rest = m.group(1), m.group(2) or ""
+            if what == "BOOT":
+                state["boot"] = rest
+            elif what == "LOAD":
+                name, rc = rest.split(" rc=")
+                state["loads"][name] = int(rc)
+            elif what == "BEGIN":
+                state["tests"].append(rest)
+            elif what == "SUITE":
+                mod, name = rest.split(" ", 1)
+                suite = (mod, name)
+                state["suites"][suite] = []
+            elif what == "SUITE-END":
+                suite = None
+            elif what == "END":
+                name, rc = rest.split(" rc=")
+                state["ends"][name] = int(rc)
+            elif what == "UNLOAD":
+                name, rc = rest.split(" rc=")
+                state["unloads"][name] = int(rc)
+            elif what == "KMEMLEAK-BEGIN":
+                in_leak = True
+            elif what == "KMEMLEAK-END":
+                in_leak = False
+            elif what == "DONE":
+                state["done"] = True
+            continue
+        if suite:
+            state["suites"][suite].append(raw)
+        elif in_leak and raw.strip():
+            state["kmemleak"].append(raw)
+    return state
+
+
+CASE = re.compile(r"^(ok|not ok) (\d+)(?: -)? ([^#]*?)\s*(#\s*(SKIP).*)?$")
+PLAN = re.compile(r"^1\.\.(\d+)$")
+
+
+def parse_ktap(lines):
+    """Return (cases, complete) for one suite's debugfs results.
+
+    cases: list of (number, name, status) with status pass/fail/skip, taken
+    from the lines one level in (four spaces); parameterised cases report
+    their own verdict at that level. complete: the suite's own result line
+    was present.
+    """
+    planned = None
+    cases = {}
+    complete = False
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" "))
+        text = line.strip()
+        if indent == 4:
+            m = PLAN.match(text)
+            if m:
+                planned = int(m.group(1))
+                continue
+            m = CASE.match(text)
+            if m:
+                status = "fail" if m.group(1) == "not ok" else (
+                    "skip" if m.group(5) else "pass")
+                cases[int(m.group(2))] = (m.group(3), status)
+        elif indent == 0 and CASE.match(text):
+            complete = True
+    out = []
+    for n in range(1, (planned or 0) + 1):
+        name, status = cases.get(n, (f"case {n}", "missing"))
+        out.append((n, name, status))
+    return out, complete, planned
+
+
+def load_expected(path):
+    expected = []
+    if not path or not os.path.exists(path):
+        return expected
+    for line in read_lines(path):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        module, regex = line.split(None, 1)
+        expected.append((module, re.compile(regex)))
+    return expected
+
+
+def scan_console(lines, expected, ran):
+    """Return (problems, notes) from the console log."""
+    problems = []
+    window = "boot"
+    block = None          # (allowed, opener) while inside a splat block
+    block_len = 0
+    hits = {i: 0 for i in range(len(expected))}
+    for raw in lines:
+        line = PRINTK_PREFIX.sub("", raw)
+        m = MARK.search(line.strip())
+        if m:
+            what, rest = m.group(1), m.group(2) or ""
+            if what == "BEGIN":
+                window = rest
+            elif what in ("UNLOAD-BEGIN", "KMEMLEAK-BEGIN"):
+                window = what.lower()
+            block = None
+            continue
+        if SPLAT_OPEN.search(line):
+            allowed = None
+            for i, (mod, regex) in enumerate(expected):
+                if mod == window and regex.search(line):
+                    allowed = i
+                    break
+            if allowed is not None:
+                hits[allowed] += 1
+            else:
+                problems.append(f"splat during {window}: {line.strip()}")
+            block = (allowed is not None, line)
+            block_len = 0
+            continue
+        if block:
+            block_len += 1
+            if SPLAT_CLOSE.search(line) or block_len > 400:
+                block = None
+            continue
+        if CALL_TRACE.search(line):
+            problems.append(f"splat during {window}: Call Trace with no "
+                            "header (see console.log)")
+    for i, (mod, regex) in enumerate(expected):
+        if mod in ran and hits[i] == 0:
+            problems.append(f"expected splat not seen during {mod}: "
+                            f"/{regex.pattern}/")
+    return problems
+
+
+def judge(args, out_dir, timeouts):
+    state = parse_results(read_lines(os.path.join(out_dir, "results.log")))
+    console = read_lines(os.path.join(out_dir, "console.log"))
+    tests = args.tests.split()
+    problems = [f"timeout: {t} did not finish within its limit"
+                for t in timeouts]
+    if state["boot"] is None:
+        problems.append("the VM never reached /init (see console.log)")
+    for name, rc in state["loads"].items():
+        if rc:
+            problems.append(f"insmod {name} failed (rc={rc})")
+    for name, rc in state["unloads"].items():
+        if rc:
+            problems.append(f"rmmod {name} failed (rc={rc})")
+
+    rows = []
+    passed = failed = skipped = 0
+    for t in tests:
+        suites = [s for s in state["suites"] if s[0] == t]
+        if t not in state["tests"]:
+            if not timeouts and state["boot"] is not None:
+                problems.append(f"{t}: never ran")
+            continue
+        if t in state["ends"] and state["ends"][t]:
+            problems.append(f"insmod {t} failed (rc={state['ends'][t]})")
+        if not suites and t in state["ends"] and not state["ends"][t]:
+            problems.append(f"{t}: loaded but no suite reported")
+        for key in suites:
+            cases, complete, planned = parse_ktap(state["suites"][key])
+            counts = {"pass": 0, "fail": 0, "skip": 0, "missing": 0}
+            for n, name, status in cases:
+                counts[status] += 1
+                if status in ("fail", "missing"):
+                    what = "failed" if status == "fail" else "no result"
+                    problems.append(f"{key[1]}: case {n} {name}: {what}")
+            if planned is None or not complete:
+                problems.append(f"{key[1]}: suite never reported a result")
+                counts["fail"] += 1
+            rows.append((t, key[1], counts))
+            passed += counts["pass"]
+            failed += counts["fail"] + counts["missing"]
+            skipped += counts["skip"]
+
+    problems += scan_console(console, load_expected(args.expected),
+                             state["tests"])
+    if state["kmemleak"]:
+        leak_lines = [ln.strip() for ln in state["kmemleak"]]
+        objs = sum(1 for ln in leak_lines if ln.startswith("unreferenced"))
+        # Name the first frame in a module ("fn+0x1/0x2 [mod]"): the
+        # allocator's own frames come before it and say little.
+        frames = [ln.split("] ", 1)[-1] for ln in leak_lines if "[<" in ln]
+        first = next((f for f in frames if f.endswith("]")),
+                     frames[0] if frames else "")
+        problems.append(f"kmemleak: {objs} unreferenced object(s); first "
+                        f"allocation site: {first or '?'}")
+        with open(os.path.join(out_dir, "kmemleak.txt"), "w") as f:
+            f.write("\n".join(state["kmemleak"]) + "\n")
+    elif state["boot"] is not None and not state["done"] and not timeouts:
+        problems.append("the VM stopped before finishing (see console.log)")
+
+    log("")
+    log(f"{'test module':<24} {'suite':<28} {'pass':>5} {'fail':>5} "
+        f"{'skip':>5}")
+    for t, s, c in rows:
+        log(f"{t:<24} {s:<28} {c['pass']:>5} "
+            f"{c['fail'] + c['missing']:>5} {c['skip']:>5}")
+    if problems:
+        log("")
+        log("problems:")
+        for p in problems:
+            log("  " + p)
+        # Harness problems (splats, timeouts, modules that would not load)
+        # are failures even when every case passed.
+        failed += len([p for p in problems if ": case " not in p
+                       and "suite never reported" not in p])
+    log(f"logs: {out_dir}/console.log, {out_dir}/results.log")
+    tail = f", {skipped} skipped" if skipped else ""
+    log(f"{passed} passed, {failed} failed{tail}")
+    return 1 if failed or problems else 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--kernel", required=True)
+    p.add_argument("--initrd", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--tests", required=True,
+                   help="test modules, space-separated, in run order")
+    p.add_argument("--expected", help="expected-splats file")
+    p.add_argument("--qemu", default="qemu-system-x86_64")
+    p.add_argument("--memory", type=int, default=2048)
+    p.add_argument("--append", default="")
+    p.add_argument("--boot-timeout", type=int, default=180)
+    p.add_argument("--suite-timeout", type=int, default=300)
+    p.add_argument("--judge-only", action="store_true",
+                   help="re-judge the logs of an earlier run")
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    timeouts = [] if args.judge_only else run_vm(args, args.out)
+    sys.exit(judge(args, args.out, timeouts))
+
+
+if __name__ == "__main__":
+    main()

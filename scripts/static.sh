@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Static checks: build against Debian's headers with W=1 and sparse,
+# checkpatch --strict, kernel-doc, exported symbol names, module metadata,
+# SPDX lines. Zero warnings is the only pass.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kdir=${KDIR:-$(sh "$top/scripts/kdir.sh")}
+[ -n "$kdir" ] || die "no kernel headers found (make deps)"
+src=$(bash "$top/scripts/test-kernel.sh" --source)
+out=$build/static
+
+step "static: W=1 C=2 build against $kdir"
+build_modules "$out" "$kdir"
+echo "ok: no warnings"
+
+step "static: exported symbols and module metadata"
+bad=$(awk '$2 !~ /^kiwi_/ { print $2 }' "$out/Module.symvers")
+[ -z "$bad" ] || die "exported symbols without the kiwi_ prefix: $bad"
+for ko in iw_cm/kiwi_iwcm rdma_cm/kiwi_rdmacm drivers/softiw/kiwi_softiw; do
+	lic=$(/sbin/modinfo -F license "$out/$ko.ko")
+	[ "$lic" = GPL ] || die "$ko.ko: licence '$lic', want GPL"
+done
+for ko in rdma_cm/kiwi_rdmacm drivers/softiw/kiwi_softiw; do
+	dep=$(/sbin/modinfo -F depends "$out/$ko.ko")
+	[ "$dep" = kiwi_iwcm ] || die "$ko.ko depends on '$dep', want kiwi_iwcm"
+done
+echo "ok: $(wc -l <"$out/Module.symvers") exports, all kiwi_-prefixed"
+
+step "static: checkpatch --strict"
+mapfile -t cfiles < <(project_files '*.c' '*.h')
+(cd "$top" && perl "$src/scripts/checkpatch.pl" --strict --no-tree --quiet \
+	--show-types --ignore FILE_PATH_CHANGES -f "${cfiles[@]}") ||
+	die "checkpatch found problems"
+echo "ok: ${#cfiles[@]} files"
+
+step "static: kernel-doc"
+mapfile -t hfiles < <(project_files 'include/*.h')
+# -v adds the checks for Return: sections; its "info:" lines are chatter.
+kd=$(cd "$top" && perl "$src/scripts/kernel-doc" -none -v \
+	"${hfiles[@]}" "${cfiles[@]}" 2>&1 | grep -v ": info: " || true)
+[ -z "$kd" ] || { echo "$kd"; die "kernel-doc warnings"; }
+echo "ok: ${#cfiles[@]} files"
+
+step "static: SPDX lines"
+missing=
+while read -r f; do
+	head -n 3 "$top/$f" | grep -q "SPDX-License-Identifier: GPL-2.0" ||
+		missing="$missing $f"
+done < <(project_files | grep -vE '\.(rst|md|txt)$|^\.gitignore$|/expected-splats$')
+[ -z "$missing" ] || die "no SPDX line in:$missing"
+echo "ok"
