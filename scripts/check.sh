@@ -63,7 +63,7 @@ step "VM: run"
 rc=0
 python3 "$top/scripts/kiwi_vm.py" --kernel "$kdir/arch/x86/boot/bzImage" \
 	--initrd "$vm/initramfs.cpio.gz" --out "$vm" --tests "${selected# }" \
-	--expected "$top/tests/expected-splats" \
+	--expected "$top/tests/expected-splats" --ko-dirs "$out" "$kdir/modroot" \
 	--suite-timeout "${KIWI_SUITE_TIMEOUT:-300}" || rc=$?
 echo "make check: $(($(date +%s) - t0)) s"
 exit $rc

@@ -122,7 +122,8 @@ def read_lines(path):
 def parse_results(lines):
     """Split results.log into markers and per-suite KTAP blocks."""
     state = {"boot": None, "loads": {}, "tests": [], "suites": {},
-             "ends": {}, "unloads": {}, "kmemleak": [], "done": False}
+             "ends": {}, "unloads": {}, "kmemleak": [], "text": {},
+             "done": False}
     suite = None
     in_leak = False
     for raw in lines:
@@ -148,6 +149,10 @@ def parse_results(lines):
             elif what == "UNLOAD":
                 name, rc = rest.split(" rc=")
                 state["unloads"][name] = int(rc)
+            elif what == "TEXT":
+                parts = rest.split()
+                if len(parts) == 2:
+                    state["text"][parts[0]] = int(parts[1], 16)
             elif what == "KMEMLEAK-BEGIN":
                 in_leak = True
             elif what == "KMEMLEAK-END":
@@ -197,6 +202,43 @@ def parse_ktap(lines):
         name, status = cases.get(n, (f"case {n}", "missing"))
         out.append((n, name, status))
     return out, complete, planned
+
+
+def text_symbols(ko):
+    """(offset, name) of the functions in a module's .text, sorted."""
+    try:
+        sections = subprocess.run(["readelf", "-SW", ko], check=True,
+                                  capture_output=True, text=True).stdout
+        symbols = subprocess.run(["readelf", "-sW", ko], check=True,
+                                 capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    m = re.search(r"\[\s*(\d+)\] \.text\s", sections)
+    if not m:
+        return []
+    ndx = m.group(1)
+    out = []
+    for line in symbols.splitlines():
+        f = line.split()
+        if len(f) == 8 and f[3] == "FUNC" and f[6] == ndx:
+            out.append((int(f[1], 16), f[7]))
+    return sorted(out)
+
+
+def symbolize(frame, text, kos):
+    """Name a bare address in a module that has been unloaded since."""
+    m = re.match(r"0x([0-9a-f]+)$", frame)
+    if not m:
+        return frame
+    addr = int(m.group(1), 16)
+    base, mod = max(((b, n) for n, b in text.items() if b <= addr),
+                    default=(None, None))
+    if mod is None or mod not in kos:
+        return frame
+    off = addr - base
+    name = next((f"{s}+{off - o:#x}" for o, s in
+                 reversed(text_symbols(kos[mod])) if o <= off), f"{off:#x}")
+    return f"{name} [{mod}]"
 
 
 def load_expected(path):
@@ -308,11 +350,22 @@ def judge(args, out_dir, timeouts):
         objs = sum(1 for ln in leak_lines if ln.startswith("unreferenced"))
         # Name the first frame in a module ("fn+0x1/0x2 [mod]"): the
         # allocator's own frames come before it and say little.
-        frames = [ln.split("] ", 1)[-1] for ln in leak_lines if "[<" in ln]
+        kos = {}
+        for d in args.ko_dirs or []:
+            for root, _, files in os.walk(d):
+                kos.update({f[:-3]: os.path.join(root, f)
+                            for f in files if f.endswith(".ko")})
+        frames = [symbolize(ln.split("] ", 1)[-1], state["text"], kos)
+                  for ln in leak_lines if "[<" in ln]
         first = next((f for f in frames if f.endswith("]")),
                      frames[0] if frames else "")
         problems.append(f"kmemleak: {objs} unreferenced object(s); first "
                         f"allocation site: {first or '?'}")
+        # Name the module frames, as they read before the modules left.
+        state["kmemleak"] = [
+            re.sub(r"\] (0x[0-9a-f]+)$",
+                   lambda m: "] " + symbolize(m.group(1), state["text"], kos),
+                   ln) for ln in state["kmemleak"]]
         with open(os.path.join(out_dir, "kmemleak.txt"), "w") as f:
             f.write("\n".join(state["kmemleak"]) + "\n")
     elif state["boot"] is not None and not state["done"] and not timeouts:
@@ -347,8 +400,11 @@ def main():
     p.add_argument("--tests", required=True,
                    help="test modules, space-separated, in run order")
     p.add_argument("--expected", help="expected-splats file")
+    p.add_argument("--ko-dirs", nargs="*",
+                   help="where the loaded .ko files were built (to name "
+                   "functions in reports about unloaded modules)")
     p.add_argument("--qemu", default="qemu-system-x86_64")
-    p.add_argument("--memory", type=int, default=2048)
+    p.add_argument("--memory", type=int, default=1024)
     p.add_argument("--append", default="")
     p.add_argument("--boot-timeout", type=int, default=180)
     p.add_argument("--suite-timeout", type=int, default=300)

@@ -14,9 +14,8 @@ shift 4
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp,lib/kiwi}
+# busybox-static's /bin/busybox: the initramfs has no libc.
 cp /bin/busybox "$root/bin/busybox"
-file -L "$root/bin/busybox" 2>/dev/null | grep -q "dynamically" &&
-	die "/bin/busybox is not static (install busybox-static)"
 install -m 0755 "$top/tests/vm/init" "$root/init"
 kunit=$(find "$kdir/modroot" -name kunit.ko | head -n 1)
 [ -n "$kunit" ] || die "kunit.ko not found in $kdir/modroot"

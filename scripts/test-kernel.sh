@@ -107,5 +107,9 @@ kmake -j"$jobs" bzImage modules >"$out/build.log" 2>&1 ||
 	{ tail -30 "$out/build.log" >&2; die "kernel build failed (log: $out/build.log)"; }
 kmake INSTALL_MOD_PATH="$out/modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null
 touch "$out/.kiwi-complete"
+# Keep this build and the one before it (a branch switch away); a build is
+# about 300 MB.
+ls -dt "$cache/kernel-$pkgver-$(basename "$frag" .config)"-*/ | tail -n +3 |
+	xargs -r rm -rf
 log "built in $(($(date +%s) - start)) s"
 echo "$out"

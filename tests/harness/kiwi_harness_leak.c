@@ -7,14 +7,23 @@
 #include <linux/compiler.h>
 #include <linux/slab.h>
 
+/*
+ * Several objects, because a stale copy of the last pointer may survive on a
+ * stack that kmemleak still scans (a cached thread stack, say) and hide it.
+ */
+#define HARNESS_LEAKS 8
+
 static void harness_leak(struct kunit *test)
 {
-	char *p = kmalloc(64, GFP_KERNEL);
+	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	strscpy(p, "kiwi_harness_leak: leaked on purpose", 64);
-	OPTIMIZER_HIDE_VAR(p);
-	p = NULL;
+	for (i = 0; i < HARNESS_LEAKS; i++) {
+		char *p = kmalloc(64, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		snprintf(p, 64, "kiwi_harness_leak: leaked on purpose (%d)", i);
+		OPTIMIZER_HIDE_VAR(p);
+	}
 }
 
 static struct kunit_case harness_leak_cases[] = {
