@@ -24,6 +24,7 @@ jobs=${KIWI_JOBS:-$(nproc)}
 tarball=/usr/src/linux-source-6.1.tar.xz
 
 log() { echo "test-kernel: $*" >&2; }
+trap 'log "failed at line $LINENO: $BASH_COMMAND"' ERR
 die() { log "error: $*"; exit 1; }
 
 [ -r "$tarball" ] || die "$tarball missing (run: make deps)"
@@ -89,7 +90,7 @@ rm -rf "$out"
 # A build of another fragment of the same flavour makes a good start: make
 # then recompiles only what the changed options touch.
 seed=$(ls -dt "$cache/kernel-$pkgver-$(basename "$frag" .config)"-*/.kiwi-complete \
-	2>/dev/null | head -n 1)
+	2>/dev/null | head -n 1 || true)
 if [ -n "$seed" ]; then
 	log "starting from ${seed%/.kiwi-complete}"
 	cp -a "${seed%/.kiwi-complete}" "$out"
@@ -110,6 +111,6 @@ touch "$out/.kiwi-complete"
 # Keep this build and the one before it (a branch switch away); a build is
 # about 300 MB.
 ls -dt "$cache/kernel-$pkgver-$(basename "$frag" .config)"-*/ | tail -n +3 |
-	xargs -r rm -rf
+	xargs -r rm -rf || true
 log "built in $(($(date +%s) - start)) s"
 echo "$out"
