@@ -42,7 +42,7 @@ for m in "${all[@]}"; do
 	for g in ${SUITES//,/ }; do
 		# shellcheck disable=SC2254
 		case $m in $g) selected="$selected $m"; break ;; esac
-		case $g in ${m%_test}_*) selected="$selected $m"; break ;; esac
+		case $g in ${m%_test} | ${m%_test}_*) selected="$selected $m"; break ;; esac
 	done
 done
 [ -n "$selected" ] || die "SUITES='${SUITES:-}' selects no test module"
