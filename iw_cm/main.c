@@ -7,6 +7,11 @@
 
 #include <kiwi/iw_cm.h>
 
+#include "iwcm.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 /**
  * kiwi_iwcm_abi_check() - check that a caller was built from our headers
  * @abi: the caller's KIWI_ABI_VERSION
@@ -27,11 +32,28 @@ EXPORT_SYMBOL_GPL(kiwi_iwcm_abi_check);
 
 static int __init kiwi_iwcm_init(void)
 {
+	int ret;
+
+	ret = kiwi_cm_init();
+	if (ret)
+		return ret;
+	ret = kiwi_event_init();
+	if (ret)
+		goto err_cm_exit;
+	kiwi_debugfs_init();
 	return 0;
+
+err_cm_exit:
+	kiwi_cm_exit();
+	return ret;
 }
 
 static void __exit kiwi_iwcm_exit(void)
 {
+	kiwi_device_exit();
+	kiwi_debugfs_exit();
+	kiwi_event_exit();
+	kiwi_cm_exit();
 }
 
 module_init(kiwi_iwcm_init);

@@ -65,3 +65,4 @@ kunit_test_suite(iwcm_module_suite);
 
 MODULE_DESCRIPTION("KUnit: kiwi_iwcm module");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

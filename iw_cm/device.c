@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The device registry: providers register RNICs here; unregistering tells
+ * every id on the device and waits until all references are gone.
+ */
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include <kunit/visibility.h>
+
+#include "iwcm.h"
+
+/* Seconds between two reports while unregistration waits for references. */
+static unsigned int kiwi_drain_report_secs = 10;
+module_param_named(drain_report_secs, kiwi_drain_report_secs, uint, 0644);
+MODULE_PARM_DESC(drain_report_secs,
+		 "seconds between leak reports while a device unregisters");
+
+/* Protects the device and client lists; held across client callbacks. */
+/* Seconds unregistration waits before it gives up on leaked references. */
+static unsigned int kiwi_drain_timeout_secs = 60;
+module_param_named(drain_timeout_secs, kiwi_drain_timeout_secs, uint, 0644);
+MODULE_PARM_DESC(drain_timeout_secs,
+		 "seconds a device unregistration waits for leaked references before orphaning them (0: forever)");
+
+static DEFINE_MUTEX(kiwi_devices_lock);
+static LIST_HEAD(kiwi_devices);
+static LIST_HEAD(kiwi_clients);
+
+/**
+ * kiwi_device_get() - take a reference on a device known to be alive
+ * @dev: the device
+ *
+ * Context: any context; the caller already holds a reference.
+ */
+void kiwi_device_get(struct kiwi_device *dev)
+{
+	refcount_inc(&dev->ref);
+}
+
+/**
+ * kiwi_device_get_live() - take a reference unless unregistration started
+ * @dev: the device, pinned by the caller (or its registration)
+ *
+ * Context: any context; takes @dev->lock.
+ * Return: true with a reference taken, false if @dev is going away.
+ */
+bool kiwi_device_get_live(struct kiwi_device *dev)
+{
+	unsigned long flags;
+	bool live;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	live = !dev->dying;
+	if (live)
+		refcount_inc(&dev->ref);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return live;
+}
+
+/**
+ * kiwi_device_put() - drop a device reference
+ * @dev: the device
+ *
+ * The last reference completes the wait in kiwi_unregister_device().
+ *
+ * Context: any context.
+ */
+void kiwi_device_put(struct kiwi_device *dev)
+{
+	if (refcount_dec_and_test(&dev->ref))
+		complete(&dev->drained);
+}
+EXPORT_SYMBOL_GPL(kiwi_device_put);
+
+/**
+ * kiwi_device_count() - bump a device counter
+ * @dev: the device
+ * @which: the counter
+ *
+ * Context: any context.
+ */
+void kiwi_device_count(struct kiwi_device *dev, enum kiwi_device_counter which)
+{
+	atomic_long_inc(&dev->counters[which]);
+}
+
+/**
+ * kiwi_device_counter() - read a device counter
+ * @dev: the device
+ * @which: the counter
+ *
+ * Context: any context.
+ * Return: the counter's value.
+ */
+unsigned long kiwi_device_counter(struct kiwi_device *dev,
+				  enum kiwi_device_counter which)
+{
+	if ((unsigned int)which >= KIWI_DEV_NR_COUNTERS)
+		return 0;
+	return atomic_long_read(&dev->counters[which]);
+}
+EXPORT_SYMBOL_GPL(kiwi_device_counter);
+
+static struct kiwi_device *kiwi_device_find(const char *name)
+{
+	struct kiwi_device *dev;
+
+	lockdep_assert_held(&kiwi_devices_lock);
+	list_for_each_entry(dev, &kiwi_devices, node)
+		if (!strcmp(dev->name, name))
+			return dev;
+	return NULL;
+}
+
+static void kiwi_device_add_clients(struct kiwi_device *dev)
+{
+	struct kiwi_client *client;
+
+	lockdep_assert_held(&kiwi_devices_lock);
+	list_for_each_entry(client, &kiwi_clients, node)
+		if (client->add)
+			client->add(client, dev);
+}
+
+static void kiwi_device_remove_clients(struct kiwi_device *dev)
+{
+	struct kiwi_client *client;
+
+	lockdep_assert_held(&kiwi_devices_lock);
+	list_for_each_entry_reverse(client, &kiwi_clients, node)
+		if (client->remove)
+			client->remove(client, dev);
+}
+
+static int kiwi_device_check_attr(struct kiwi_device *dev)
+{
+	struct kiwi_device_attr *a = &dev->attr;
+
+	if (a->max_ird > KIWI_CM_MAX_IRD_ORD ||
+	    a->max_ord > KIWI_CM_MAX_IRD_ORD ||
+	    a->max_private_data > KIWI_CM_MAX_PRIVATE_DATA)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * kiwi_register_device() - make an RNIC available to ULPs
+ * @dev: the device, zeroed except for @name, @netdev and @ops
+ *
+ * Reads the device's limits with @ops->query_device.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EINVAL for a nameless device, an op table without a
+ * connection op, or limits beyond what MPA carries; -EEXIST if the name
+ * is taken; or the error of @ops->query_device.
+ */
+int kiwi_register_device(struct kiwi_device *dev)
+{
+	const struct kiwi_provider_ops *ops = dev->ops;
+	int ret;
+
+	might_sleep();
+	if (!dev->name[0] || !ops || !ops->iw_connect || !ops->iw_accept ||
+	    !ops->iw_reject || !ops->iw_create_listen ||
+	    !ops->iw_destroy_listen || !ops->iw_add_ref || !ops->iw_rem_ref ||
+	    !ops->iw_get_qp || !ops->query_device || !ops->modify_qp)
+		return -EINVAL;
+	ret = ops->query_device(dev, &dev->attr);
+	if (ret)
+		return ret;
+	ret = kiwi_device_check_attr(dev);
+	if (ret)
+		return ret;
+
+	refcount_set(&dev->ref, 1);
+	init_completion(&dev->drained);
+	spin_lock_init(&dev->lock);
+	INIT_LIST_HEAD(&dev->ids);
+	INIT_LIST_HEAD(&dev->qps);
+	INIT_LIST_HEAD(&dev->cqs);
+	INIT_LIST_HEAD(&dev->mrs);
+	dev->dying = false;
+
+	mutex_lock(&kiwi_devices_lock);
+	if (kiwi_device_find(dev->name)) {
+		mutex_unlock(&kiwi_devices_lock);
+		return -EEXIST;
+	}
+	list_add_tail(&dev->node, &kiwi_devices);
+	kiwi_debugfs_add_device(dev);
+	kiwi_device_add_clients(dev);
+	mutex_unlock(&kiwi_devices_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kiwi_register_device);
+
+/**
+ * kiwi_device_get_by_name() - find a registered device
+ * @name: its name
+ *
+ * Context: process context; sleeps.
+ * Return: the device with a reference the caller drops with
+ * kiwi_device_put(), or NULL.
+ */
+struct kiwi_device *kiwi_device_get_by_name(const char *name)
+{
+	struct kiwi_device *dev;
+
+	mutex_lock(&kiwi_devices_lock);
+	dev = kiwi_device_find(name);
+	if (dev && !kiwi_device_get_live(dev))
+		dev = NULL;
+	mutex_unlock(&kiwi_devices_lock);
+	return dev;
+}
+EXPORT_SYMBOL_GPL(kiwi_device_get_by_name);
+
+/**
+ * kiwi_device_get_by_netdev() - find the device bound to a net_device
+ * @netdev: the net_device
+ *
+ * Context: process context; sleeps.
+ * Return: the device with a reference the caller drops with
+ * kiwi_device_put(), or NULL.
+ */
+struct kiwi_device *kiwi_device_get_by_netdev(struct net_device *netdev)
+{
+	struct kiwi_device *dev, *found = NULL;
+
+	mutex_lock(&kiwi_devices_lock);
+	list_for_each_entry(dev, &kiwi_devices, node) {
+		if (dev->netdev == netdev && kiwi_device_get_live(dev)) {
+			found = dev;
+			break;
+		}
+	}
+	mutex_unlock(&kiwi_devices_lock);
+	return found;
+}
+EXPORT_SYMBOL_GPL(kiwi_device_get_by_netdev);
+
+/**
+ * kiwi_register_client() - be told about every device, now and later
+ * @client: the client; @add runs for each registered device before this
+ *	returns
+ *
+ * Context: process context; sleeps.
+ */
+void kiwi_register_client(struct kiwi_client *client)
+{
+	struct kiwi_device *dev;
+
+	might_sleep();
+	mutex_lock(&kiwi_devices_lock);
+	list_add_tail(&client->node, &kiwi_clients);
+	if (client->add)
+		list_for_each_entry(dev, &kiwi_devices, node)
+			client->add(client, dev);
+	mutex_unlock(&kiwi_devices_lock);
+}
+EXPORT_SYMBOL_GPL(kiwi_register_client);
+
+/**
+ * kiwi_unregister_client() - stop being told about devices
+ * @client: a registered client; @remove runs for each registered device
+ *	before this returns
+ *
+ * Context: process context; sleeps.
+ */
+void kiwi_unregister_client(struct kiwi_client *client)
+{
+	struct kiwi_device *dev;
+
+	might_sleep();
+	mutex_lock(&kiwi_devices_lock);
+	if (client->remove)
+		list_for_each_entry(dev, &kiwi_devices, node)
+			client->remove(client, dev);
+	list_del(&client->node);
+	mutex_unlock(&kiwi_devices_lock);
+}
+EXPORT_SYMBOL_GPL(kiwi_unregister_client);
+
+/* Queue DEVICE_REMOVAL on every id that its owner still holds. */
+static void kiwi_device_tell_ids(struct kiwi_device *dev)
+{
+	struct kiwi_cm_priv *priv;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	list_for_each_entry(priv, &dev->ids, dev_node) {
+		spin_lock(&priv->lock);
+		if (priv->state != KIWI_CM_STATE_DESTROYING)
+			kiwi_event_queue(priv, KIWI_CM_EVENT_DEVICE_REMOVAL, 0,
+					 NULL, 0, NULL);
+		spin_unlock(&priv->lock);
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+}
+
+/**
+ * kiwi_device_set_drain_timeout() - set drain_timeout_secs
+ * @secs: the new value
+ *
+ * Context: any context.
+ * Return: the old value.
+ */
+unsigned int kiwi_device_set_drain_timeout(unsigned int secs)
+{
+	return xchg(&kiwi_drain_timeout_secs, secs);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_device_set_drain_timeout);
+
+/*
+ * Wait for the references to drain, naming the holders every report
+ * period. Return: false if the timeout passed first.
+ */
+static bool kiwi_device_drain(struct kiwi_device *dev)
+{
+	unsigned int timeout = READ_ONCE(kiwi_drain_timeout_secs);
+	unsigned int period = max(READ_ONCE(kiwi_drain_report_secs), 1U);
+	unsigned int waited = 0;
+
+	if (timeout)
+		period = min(period, timeout);
+	while (!wait_for_completion_timeout(&dev->drained, period * HZ)) {
+		kiwi_device_report_leaks(dev);
+		waited += period;
+		if (timeout && waited >= timeout)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Give up on what leaked: cut the ids and verbs objects loose from @dev
+ * (see kiwi_cm_orphan() and kiwi_verbs_orphan()) and drop their device
+ * references, so that the provider can go.
+ */
+static void kiwi_device_orphan(struct kiwi_device *dev)
+{
+	struct kiwi_cm_priv *priv, *next;
+	unsigned int puts, ids = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	list_for_each_entry_safe(priv, next, &dev->ids, dev_node)
+		ids += kiwi_cm_orphan(priv);
+	puts = ids + kiwi_verbs_orphan(dev);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	pr_err("kiwi_iwcm: %s: gave up waiting, orphaned %u ids and %u verbs objects\n",
+	       dev->name, ids, puts - ids);
+	while (puts--)
+		kiwi_device_put(dev);
+}
+
+/**
+ * kiwi_unregister_device() - take an RNIC away
+ * @dev: a registered device
+ *
+ * New ids and verbs objects are refused from now on, clients' @remove
+ * callbacks run, then every live id gets a DEVICE_REMOVAL event; its owner
+ * must destroy it, and destroy every QP, CQ and MR of @dev. This waits
+ * until they have, and until the provider has dropped every cm_id
+ * reference it held, naming what is still alive every drain_report_secs
+ * seconds. After drain_timeout_secs (unless 0) it gives up: what leaked
+ * is orphaned (cut loose from @dev, reported again at module unload) and
+ * the call returns, so a leak never hangs the provider's unload.
+ *
+ * Context: process context; sleeps. Not from a cm_id event handler.
+ */
+void kiwi_unregister_device(struct kiwi_device *dev)
+{
+	unsigned long flags;
+
+	might_sleep();
+	mutex_lock(&kiwi_devices_lock);
+	list_del(&dev->node);
+	spin_lock_irqsave(&dev->lock, flags);
+	dev->dying = true;
+	spin_unlock_irqrestore(&dev->lock, flags);
+	kiwi_device_remove_clients(dev);
+	mutex_unlock(&kiwi_devices_lock);
+	kiwi_device_tell_ids(dev);
+
+	kiwi_device_put(dev);
+	if (!kiwi_device_drain(dev)) {
+		kiwi_device_orphan(dev);
+		wait_for_completion(&dev->drained);	/* transient holders */
+	}
+	kiwi_debugfs_del_device(dev);
+}
+EXPORT_SYMBOL_GPL(kiwi_unregister_device);
+
+/**
+ * kiwi_device_exit() - module exit check: no device may be left
+ *
+ * Context: module exit; process context.
+ */
+void kiwi_device_exit(void)
+{
+	struct kiwi_device *dev;
+
+	mutex_lock(&kiwi_devices_lock);
+	list_for_each_entry(dev, &kiwi_devices, node)
+		pr_err("kiwi_iwcm: device %s still registered at unload\n",
+		       dev->name);
+	mutex_unlock(&kiwi_devices_lock);
+}

@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Provider upcalls and their delivery. An upcall may come from any
+ * context: it applies the state table under the id's spinlock, copies the
+ * private data with GFP_ATOMIC and queues the event in a slot embedded in
+ * the id. Each id has its own work item on an unbound WQ_MEM_RECLAIM
+ * workqueue that hands its events to the owner's handler in order; ids
+ * never wait for each other.
+ */
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+
+#include "iwcm.h"
+#include "trace.h"
+
+static struct workqueue_struct *kiwi_cm_wq;
+static DECLARE_WAIT_QUEUE_HEAD(kiwi_event_waitq);
+
+/* A handler call in progress, on the caller's stack. */
+struct kiwi_cm_delivery {
+	struct list_head node;
+	struct task_struct *task;
+};
+
+/**
+ * kiwi_event_queue() - queue an event for an id's owner
+ * @priv: the id
+ * @event: the event type
+ * @status: its status
+ * @pdata: private data, owned by the queue from now on
+ * @len: bytes at @pdata
+ * @qp_put: a QP reference to drop before delivery, or NULL
+ *
+ * The pending work item pins the id: queueing it takes a reference that
+ * the worker drops when it has emptied the queue.
+ *
+ * Context: any context; @priv->lock held.
+ */
+void kiwi_event_queue(struct kiwi_cm_priv *priv, u8 event, int status,
+		      void *pdata, u16 len, struct kiwi_qp *qp_put)
+{
+	struct kiwi_cm_slot *slot;
+
+	lockdep_assert_held(&priv->lock);
+	/* Cannot overflow: one slot per event type, each type comes once. */
+	slot = &priv->ring[(priv->head + priv->count) % KIWI_CM_RING];
+	priv->count++;
+	slot->event = event;
+	slot->status = status;
+	slot->pdata = pdata;
+	slot->len = len;
+	slot->qp_put = qp_put;
+	kiwi_cm_get(priv);
+	if (!queue_work(kiwi_cm_wq, &priv->work))
+		refcount_dec(&priv->ref);	/* already pending: it pins */
+}
+
+/**
+ * kiwi_event_pop() - take the oldest queued event of an id
+ * @priv: the id
+ * @slot: filled with the event
+ *
+ * Context: any context; @priv->lock held.
+ * Return: true if an event was taken.
+ */
+bool kiwi_event_pop(struct kiwi_cm_priv *priv, struct kiwi_cm_slot *slot)
+{
+	lockdep_assert_held(&priv->lock);
+	if (!priv->count)
+		return false;
+	*slot = priv->ring[priv->head];
+	priv->head = (priv->head + 1) % KIWI_CM_RING;
+	priv->count--;
+	return true;
+}
+
+/**
+ * kiwi_event_release() - free what a popped event still owns
+ * @priv: the id
+ * @slot: the event
+ *
+ * Context: process context, no spinlock held (drops a QP reference).
+ */
+void kiwi_event_release(struct kiwi_cm_priv *priv, struct kiwi_cm_slot *slot)
+{
+	kfree(slot->pdata);
+	slot->pdata = NULL;
+	if (slot->qp_put)
+		kiwi_cm_qp_put(slot->qp_put);
+	slot->qp_put = NULL;
+	if (slot->event == KIWI_CM_EVENT_CONNECT_REQUEST)
+		kiwi_event_child_done(priv);
+}
+
+/**
+ * kiwi_event_child_done() - a child's request no longer counts as pending
+ * @child: the id; does nothing for an id that is not a pending child
+ *
+ * Frees the listener's backlog slot and drops the child's listener pin.
+ *
+ * Context: any context.
+ */
+void kiwi_event_child_done(struct kiwi_cm_priv *child)
+{
+	struct kiwi_cm_priv *listener;
+	unsigned long flags;
+
+	spin_lock_irqsave(&child->lock, flags);
+	listener = child->listener;
+	child->listener = NULL;
+	spin_unlock_irqrestore(&child->lock, flags);
+	if (!listener)
+		return;
+	spin_lock_irqsave(&listener->lock, flags);
+	listener->pending--;
+	spin_unlock_irqrestore(&listener->lock, flags);
+	kiwi_cm_put(listener);
+}
+
+/* Register a handler call with @target, unless @target is being destroyed. */
+static bool kiwi_event_enter(struct kiwi_cm_priv *target,
+			     struct kiwi_cm_delivery *d)
+{
+	unsigned long flags;
+	bool live;
+
+	spin_lock_irqsave(&target->lock, flags);
+	live = target->state != KIWI_CM_STATE_DESTROYING;
+	if (live) {
+		d->task = current;
+		list_add(&d->node, &target->deliveries);
+	}
+	spin_unlock_irqrestore(&target->lock, flags);
+	return live;
+}
+
+static void kiwi_event_leave(struct kiwi_cm_priv *target,
+			     struct kiwi_cm_delivery *d)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&target->lock, flags);
+	list_del(&d->node);
+	spin_unlock_irqrestore(&target->lock, flags);
+	if (wq_has_sleeper(&kiwi_event_waitq))
+		wake_up_all(&kiwi_event_waitq);
+}
+
+static bool kiwi_event_only_self(struct kiwi_cm_priv *priv)
+{
+	struct kiwi_cm_delivery *d;
+	unsigned long flags;
+	bool idle = true;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	list_for_each_entry(d, &priv->deliveries, node)
+		if (d->task != current)
+			idle = false;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return idle;
+}
+
+/**
+ * kiwi_event_wait_idle() - wait until no other task runs the id's handler
+ * @priv: a DESTROYING id (so no new handler call can start)
+ *
+ * Waits on a flag, never flushes a workqueue, so it is safe from any
+ * worker and from the handler itself.
+ *
+ * Context: process context; sleeps.
+ */
+void kiwi_event_wait_idle(struct kiwi_cm_priv *priv)
+{
+	might_sleep();
+	wait_event(kiwi_event_waitq, kiwi_event_only_self(priv));
+}
+
+/**
+ * kiwi_event_violation() - a provider broke the protocol
+ * @priv: the id it happened on
+ * @event: the event type (KIWI_CM_NR_EVENTS when not about an event)
+ * @why: what went wrong
+ *
+ * Counted on the device; WARNs once per device.
+ *
+ * Context: any context.
+ */
+void kiwi_event_violation(struct kiwi_cm_priv *priv,
+			  enum kiwi_cm_event_type event, const char *why)
+{
+	struct kiwi_device *dev = priv->id.device;
+
+	if (READ_ONCE(priv->flags) & KIWI_CM_F_ORPHAN)
+		return;		/* the provider that broke it is gone */
+	kiwi_device_count(dev, KIWI_DEV_CNT_VIOLATIONS);
+	if (READ_ONCE(dev->warned))
+		return;
+	WRITE_ONCE(dev->warned, true);
+	WARN(1, "kiwi_iwcm: %s: protocol violation: %s %s in state %s\n",
+	     dev->name, why, kiwi_cm_event_name(event),
+	     kiwi_cm_state_name(READ_ONCE(priv->state)));
+}
+
+/* Hand one event to the owner's handler (the listener's, for a request). */
+static void kiwi_event_deliver(struct kiwi_cm_priv *priv,
+			       struct kiwi_cm_slot *slot)
+{
+	struct kiwi_cm_event ev = {
+		.event = slot->event,
+		.status = slot->status,
+		.private_data = slot->pdata,
+		.private_data_len = slot->len,
+		.ird = priv->id.ird,
+		.ord = priv->id.ord,
+	};
+	struct kiwi_cm_priv *target = priv;
+	struct kiwi_cm_delivery d;
+	unsigned long flags;
+	int ret;
+
+	if (slot->qp_put) {
+		kiwi_cm_qp_put(slot->qp_put);
+		slot->qp_put = NULL;
+	}
+	if (slot->event == KIWI_CM_EVENT_CONNECT_REQUEST) {
+		spin_lock_irqsave(&priv->lock, flags);
+		target = priv->listener;
+		spin_unlock_irqrestore(&priv->lock, flags);
+	}
+	if (!target || !kiwi_event_enter(target, &d)) {
+		/* owner gone: a request nobody will answer is rejected */
+		kiwi_event_release(priv, slot);
+		if (target != priv)
+			kiwi_cm_destroy(priv);
+		return;
+	}
+	ret = priv->id.handler(&priv->id, &ev);
+	trace_kiwi_cm_deliver(&priv->id, ev.event, ev.status, ret);
+	kiwi_event_leave(target, &d);
+	kiwi_event_release(priv, slot);
+	if (ret)
+		kiwi_cm_destroy(priv);
+}
+
+/**
+ * kiwi_event_work() - deliver an id's queued events, in order
+ * @work: the id's work item
+ *
+ * Context: a kiwi_cm worker (process context).
+ */
+void kiwi_event_work(struct work_struct *work)
+{
+	struct kiwi_cm_priv *priv = container_of(work, struct kiwi_cm_priv,
+						 work);
+	struct kiwi_cm_slot slot;
+	unsigned long flags;
+	bool more;
+
+	for (;;) {
+		spin_lock_irqsave(&priv->lock, flags);
+		more = kiwi_event_pop(priv, &slot);
+		spin_unlock_irqrestore(&priv->lock, flags);
+		if (!more)
+			break;
+		kiwi_event_deliver(priv, &slot);
+	}
+	kiwi_cm_put(priv);
+}
+
+/*
+ * Apply a step the table allowed: new state, the QP unpinned when the
+ * connection ended, the event queued if the owner is to see one.
+ */
+static void kiwi_event_commit(struct kiwi_cm_priv *priv,
+			      struct kiwi_cm_step step, int status,
+			      void *pdata, u16 len)
+{
+	struct kiwi_qp *qp_put = NULL;
+
+	lockdep_assert_held(&priv->lock);
+	kiwi_cm_set_state(priv, step.next);
+	if (step.deliver == KIWI_CM_NR_EVENTS) {
+		kfree(pdata);
+		return;
+	}
+	if (step.next == KIWI_CM_STATE_IDLE) {
+		qp_put = priv->qp;
+		priv->qp = NULL;
+	}
+	kiwi_event_queue(priv, step.deliver, status, pdata, len, qp_put);
+}
+
+static void *kiwi_event_copy(const struct kiwi_cm_event *ev)
+{
+	if (!ev->private_data_len)
+		return NULL;
+	if (kiwi_should_fail())
+		return NULL;
+	return kmemdup(ev->private_data, ev->private_data_len, GFP_ATOMIC);
+}
+
+/* Any upcall but CONNECT_REQUEST: run it through the table. */
+static int kiwi_event_upcall(struct kiwi_cm_priv *priv,
+			     const struct kiwi_cm_event *ev)
+{
+	u16 len = ev->private_data_len;
+	int status = ev->status;
+	struct kiwi_cm_step step;
+	unsigned long flags;
+	void *pdata = NULL;
+	int ret = 0;
+
+	if (len > priv->id.device->attr.max_private_data) {
+		kiwi_event_violation(priv, ev->event, "oversized private data");
+		return -EINVAL;
+	}
+	pdata = kiwi_event_copy(ev);
+	if (len && !pdata) {
+		/* the owner still gets its event, as a failure */
+		kiwi_device_count(priv->id.device, KIWI_DEV_CNT_ALLOC_DROPS);
+		len = 0;
+		status = -ENOMEM;
+		ret = -ENOMEM;
+	}
+
+	spin_lock_irqsave(&priv->lock, flags);
+	step = kiwi_cm_upcall_step(priv, ev->event, status);
+	trace_kiwi_cm_upcall(&priv->id, ev->event, status, priv->state,
+			     step.action);
+	switch (step.action) {
+	case KIWI_CM_ACT_DELIVER:
+		priv->seen |= BIT(ev->event);
+		if (ev->event == KIWI_CM_EVENT_CONNECT_REPLY) {
+			priv->id.ird = ev->ird;
+			priv->id.ord = ev->ord;
+		}
+		kiwi_event_commit(priv, step, status, pdata, len);
+		break;
+	case KIWI_CM_ACT_ABSORB:
+		if (priv->state != KIWI_CM_STATE_DESTROYING)
+			priv->seen |= BIT(ev->event);
+		kfree(pdata);
+		break;
+	default:
+		kfree(pdata);
+		kiwi_event_commit(priv, step, step.status, NULL, 0);
+		ret = -EINVAL;
+		break;
+	}
+	spin_unlock_irqrestore(&priv->lock, flags);
+	if (ret == -EINVAL)
+		kiwi_event_violation(priv, ev->event, "unexpected");
+	return ret;
+}
+
+/* Make the child id a CONNECT_REQUEST creates, with the event queued. */
+static int kiwi_event_child(struct kiwi_cm_priv *listener,
+			    const struct kiwi_cm_event *ev)
+{
+	struct kiwi_cm_priv *child;
+	unsigned long flags;
+	void *pdata;
+
+	child = kiwi_cm_alloc(listener->id.device, GFP_ATOMIC);
+	if (IS_ERR(child))
+		return PTR_ERR(child);
+	pdata = kiwi_event_copy(ev);
+	if (ev->private_data_len && !pdata) {
+		kiwi_cm_put(child);
+		return -ENOMEM;
+	}
+	child->id.handler = listener->id.handler;
+	child->id.context = listener->id.context;
+	child->id.provider_data = ev->provider_data;
+	child->id.local_addr = ev->local_addr;
+	child->id.remote_addr = ev->remote_addr;
+	child->id.ird = ev->ird;
+	child->id.ord = ev->ord;
+	child->listener = listener;	/* the caller's listener pin */
+
+	spin_lock_irqsave(&child->lock, flags);
+	child->flags |= KIWI_CM_F_USED;
+	child->seen |= BIT(KIWI_CM_EVENT_CONNECT_REQUEST);
+	kiwi_cm_set_state(child, KIWI_CM_STATE_CONN_RECV);
+	kiwi_event_queue(child, KIWI_CM_EVENT_CONNECT_REQUEST, 0, pdata,
+			 ev->private_data_len, NULL);
+	spin_unlock_irqrestore(&child->lock, flags);
+	return 0;
+}
+
+/* CONNECT_REQUEST on a listener: check the backlog, make a child. */
+static int kiwi_event_request(struct kiwi_cm_priv *listener,
+			      const struct kiwi_cm_event *ev)
+{
+	struct kiwi_device *dev = listener->id.device;
+	struct kiwi_cm_step step;
+	unsigned long flags;
+	int ret;
+
+	if (ev->private_data_len > dev->attr.max_private_data) {
+		kiwi_event_violation(listener, ev->event,
+				     "oversized private data");
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&listener->lock, flags);
+	step = kiwi_cm_upcall_step(listener, ev->event, 0);
+	trace_kiwi_cm_upcall(&listener->id, ev->event, 0, listener->state,
+			     step.action);
+	if (step.action != KIWI_CM_ACT_DELIVER) {
+		spin_unlock_irqrestore(&listener->lock, flags);
+		if (step.action == KIWI_CM_ACT_ABSORB)
+			return -ECONNREFUSED;
+		kiwi_event_violation(listener, ev->event, "unexpected");
+		return -EINVAL;
+	}
+	if (listener->pending >= listener->backlog) {
+		spin_unlock_irqrestore(&listener->lock, flags);
+		kiwi_device_count(dev, KIWI_DEV_CNT_BACKLOG_DROPS);
+		return -ECONNREFUSED;
+	}
+	listener->pending++;
+	kiwi_cm_get(listener);
+	spin_unlock_irqrestore(&listener->lock, flags);
+
+	ret = kiwi_event_child(listener, ev);
+	if (ret) {
+		kiwi_device_count(dev, KIWI_DEV_CNT_ALLOC_DROPS);
+		spin_lock_irqsave(&listener->lock, flags);
+		listener->pending--;
+		spin_unlock_irqrestore(&listener->lock, flags);
+		kiwi_cm_put(listener);
+		return ret;
+	}
+	kiwi_device_count(dev, KIWI_DEV_CNT_REQUESTS);
+	return 0;
+}
+
+/**
+ * kiwi_cm_upcall() - report a connection event to the connection manager
+ * @id: the id (for CONNECT_REQUEST, the listener)
+ * @event: what happened; the core copies what it keeps
+ *
+ * The event is checked against the state table and queued for the owner;
+ * the handler runs later in process context. A provider must hold a
+ * reference on @id (kiwi_cm_id_add_ref()) for the duration of the call.
+ *
+ * Context: any context, hard or soft irq included; does not sleep; no
+ * kiwi lock may be held. May be called from inside a provider op.
+ * Return: 0 if queued or legitimately ignored (@id is being destroyed).
+ * -ECONNREFUSED: a CONNECT_REQUEST was refused (backlog full, listener
+ * going); the provider must reject the connection. -ENOMEM: no atomic
+ * memory; for CONNECT_REQUEST the provider must reject the connection,
+ * for other events the owner sees the event with status -ENOMEM and the
+ * provider must abort the connection without further upcalls. -EINVAL:
+ * a protocol violation (counted, WARNed once per device); the id has been
+ * moved to a safe state.
+ */
+int kiwi_cm_upcall(struct kiwi_cm_id *id, const struct kiwi_cm_event *event)
+{
+	struct kiwi_cm_priv *priv = kiwi_cm_priv(id);
+
+	if (event->event == KIWI_CM_EVENT_CONNECT_REQUEST)
+		return kiwi_event_request(priv, event);
+	return kiwi_event_upcall(priv, event);
+}
+EXPORT_SYMBOL_GPL(kiwi_cm_upcall);
+
+/**
+ * kiwi_event_init() - module init: the delivery workqueue
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int kiwi_event_init(void)
+{
+	/*
+	 * Unbound, not ordered: events of different ids are delivered in
+	 * parallel; per-id order comes from each id having one work item.
+	 */
+	kiwi_cm_wq = alloc_workqueue("kiwi_cm", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return kiwi_cm_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * kiwi_event_exit() - module exit: drain and free the workqueue
+ *
+ * Context: module exit.
+ */
+void kiwi_event_exit(void)
+{
+	destroy_workqueue(kiwi_cm_wq);
+}

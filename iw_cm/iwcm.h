@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kiwi_iwcm internals shared by the files of the core.
+ */
+#ifndef _KIWI_IWCM_H
+#define _KIWI_IWCM_H
+
+#include <linux/list.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include <kiwi/iw_cm.h>
+#include <kiwi/provider.h>
+
+struct seq_file;
+
+/**
+ * struct kiwi_cm_slot - one queued event (see struct kiwi_cm_priv.ring)
+ * @pdata: private data copy, owned by the slot
+ * @qp_put: a QP reference to drop before delivery (the connection ended)
+ * @status: event status
+ * @len: bytes at @pdata
+ * @event: enum kiwi_cm_event_type
+ */
+struct kiwi_cm_slot {
+	void *pdata;
+	struct kiwi_qp *qp_put;
+	int status;
+	u16 len;
+	u8 event;
+};
+
+/*
+ * Each event type reaches an id at most once (a second one is a protocol
+ * violation and is not queued), so one slot per type can never overflow.
+ */
+#define KIWI_CM_RING KIWI_CM_NR_EVENTS
+
+/* Bits of kiwi_cm_priv.flags. */
+#define KIWI_CM_F_USED		BIT(0)	/* listen/connect was called */
+#define KIWI_CM_F_ACCEPTED	BIT(1)	/* accept was called */
+#define KIWI_CM_F_ORPHAN	BIT(2)	/* its device is gone: see device.c */
+
+/**
+ * struct kiwi_cm_priv - a cm_id and the core's state for it
+ * @id: what ULPs and providers see
+ * @lock: protects everything below except @ref and @work
+ * @state: enum kiwi_cm_state
+ * @flags: KIWI_CM_F_*
+ * @seen: bit per enum kiwi_cm_event_type reported by the provider
+ * @head: first queued slot in @ring
+ * @count: queued slots
+ * @provider_refs: references held by the provider (for leak reports)
+ * @backlog: listener: CONNECT_REQUESTs allowed to be pending
+ * @pending: listener: CONNECT_REQUESTs pending (not yet handled)
+ * @ref: references, see Documentation/iw_cm.rst
+ * @qp: the QP bound to the connection, pinned with iw_add_ref
+ * @listener: child: the listener, pinned until CONNECT_REQUEST is handled
+ * @dev_node: entry in the device's id list
+ * @deliveries: handler calls in progress with this id's handler
+ * @work: delivers the queued events, in order
+ * @ring: queued events
+ */
+struct kiwi_cm_priv {
+	struct kiwi_cm_id id;
+	spinlock_t lock;	/* see the kernel-doc above */
+	u8 state;
+	u8 flags;
+	u8 seen;
+	u8 head;
+	u8 count;
+	u16 provider_refs;
+	u16 backlog;
+	u16 pending;
+	refcount_t ref;
+	struct kiwi_qp *qp;
+	struct kiwi_cm_priv *listener;
+	struct list_head dev_node;
+	struct list_head deliveries;
+	struct work_struct work;
+	struct kiwi_cm_slot ring[KIWI_CM_RING];
+};
+
+static inline struct kiwi_cm_priv *kiwi_cm_priv(struct kiwi_cm_id *id)
+{
+	return container_of(id, struct kiwi_cm_priv, id);
+}
+
+/* cm_state.c: the transition tables */
+
+/* What an upcall does to an id, decided by the table. */
+enum kiwi_cm_action {
+	KIWI_CM_ACT_DELIVER,	/* queue for the owner, move to next */
+	KIWI_CM_ACT_ABSORB,	/* a legal race: drop silently */
+	KIWI_CM_ACT_VIOLATION,	/* provider broke the protocol */
+};
+
+/* ULP calls, the other input of the state machine. */
+enum kiwi_cm_op {
+	KIWI_CM_OP_LISTEN,
+	KIWI_CM_OP_CONNECT,
+	KIWI_CM_OP_ACCEPT,
+	KIWI_CM_OP_REJECT,
+	KIWI_CM_OP_DISCONNECT,
+	KIWI_CM_OP_DESTROY,
+	KIWI_CM_NR_OPS
+};
+
+/**
+ * struct kiwi_cm_step - the outcome of one input in one state
+ * @action: enum kiwi_cm_action (upcalls) or 0/1 refused/allowed (ops)
+ * @next: state after the input
+ * @deliver: the event the owner sees (KIWI_CM_NR_EVENTS: none)
+ * @status: status to report instead of the provider's (0: keep it)
+ */
+struct kiwi_cm_step {
+	u8 action;
+	u8 next;
+	u8 deliver;
+	s8 status;
+};
+
+struct kiwi_cm_step kiwi_cm_upcall_step(struct kiwi_cm_priv *priv,
+					enum kiwi_cm_event_type event,
+					int status);
+bool kiwi_cm_op_step(struct kiwi_cm_priv *priv, enum kiwi_cm_op op);
+const char *kiwi_cm_op_name(enum kiwi_cm_op op);
+void kiwi_cm_set_state(struct kiwi_cm_priv *priv, enum kiwi_cm_state state);
+
+/* cm.c */
+int kiwi_cm_init(void);
+void kiwi_cm_exit(void);
+struct kiwi_cm_priv *kiwi_cm_alloc(struct kiwi_device *dev, gfp_t gfp);
+void kiwi_cm_get(struct kiwi_cm_priv *priv);
+void kiwi_cm_put(struct kiwi_cm_priv *priv);
+void kiwi_cm_destroy(struct kiwi_cm_priv *priv);
+void kiwi_cm_qp_put(struct kiwi_qp *qp);
+bool kiwi_cm_orphan(struct kiwi_cm_priv *priv);
+void kiwi_cm_describe(struct kiwi_cm_priv *priv, char *buf, size_t len);
+
+/* event.c */
+int kiwi_event_init(void);
+void kiwi_event_exit(void);
+void kiwi_event_work(struct work_struct *work);
+void kiwi_event_queue(struct kiwi_cm_priv *priv, u8 event, int status,
+		      void *pdata, u16 len, struct kiwi_qp *qp_put);
+bool kiwi_event_pop(struct kiwi_cm_priv *priv, struct kiwi_cm_slot *slot);
+void kiwi_event_release(struct kiwi_cm_priv *priv, struct kiwi_cm_slot *slot);
+void kiwi_event_child_done(struct kiwi_cm_priv *child);
+void kiwi_event_wait_idle(struct kiwi_cm_priv *priv);
+void kiwi_event_violation(struct kiwi_cm_priv *priv,
+			  enum kiwi_cm_event_type event, const char *why);
+
+/* device.c */
+bool kiwi_device_get_live(struct kiwi_device *dev);
+void kiwi_device_get(struct kiwi_device *dev);
+void kiwi_device_count(struct kiwi_device *dev,
+		       enum kiwi_device_counter which);
+void kiwi_device_exit(void);
+unsigned int kiwi_verbs_orphan(struct kiwi_device *dev);
+
+/* debugfs.c */
+void kiwi_debugfs_init(void);
+void kiwi_debugfs_exit(void);
+void kiwi_debugfs_add_device(struct kiwi_device *dev);
+void kiwi_debugfs_del_device(struct kiwi_device *dev);
+void kiwi_device_report_leaks(struct kiwi_device *dev);
+
+/* fault.c: allocation failure injection for the KUnit fault pass */
+#if IS_ENABLED(CONFIG_KUNIT)
+bool kiwi_should_fail(void);
+#else
+static inline bool kiwi_should_fail(void)
+{
+	return false;
+}
+#endif
+
+#endif /* _KIWI_IWCM_H */

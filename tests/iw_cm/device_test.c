@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_iwcm_device: the device registry, unregistering with live
+ * connections, the verbs object model, and what debugfs shows.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
+
+#include <kiwi/iw_cm.h>
+#include <kiwi/provider.h>
+
+#include "iwcm_test.h"
+#include "kiwi_test.h"
+
+static void device_registry(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_device_attr attr;
+	struct kiwi_device *dev;
+	struct kiwi_mock *dup;
+
+	dup = kiwi_mock_create(u->dev->name);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(dup), -EEXIST);
+	if (!IS_ERR(dup))
+		kiwi_mock_destroy(dup);
+	dev = kiwi_device_get_by_name(u->dev->name);
+	KUNIT_EXPECT_PTR_EQ(test, dev, u->dev);
+	if (dev)
+		kiwi_device_put(dev);
+	KUNIT_EXPECT_NULL(test, kiwi_device_get_by_name("no-such-dev"));
+	KUNIT_EXPECT_EQ(test, kiwi_query_device(u->dev, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.max_private_data, KIWI_CM_MAX_PRIVATE_DATA);
+	KUNIT_EXPECT_EQ(test, attr.max_ird, KIWI_CM_MAX_IRD_ORD);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR_OR_ZERO(kiwi_cm_create_id(u->dev, NULL, NULL)),
+			-EINVAL);
+}
+
+struct client_log {
+	struct kiwi_client client;
+	struct kiwi_device *added[8];
+	struct kiwi_device *removed[8];
+	int nadded;
+	int nremoved;
+};
+
+static void client_add(struct kiwi_client *c, struct kiwi_device *dev)
+{
+	struct client_log *log = container_of(c, struct client_log, client);
+
+	if (log->nadded < ARRAY_SIZE(log->added))
+		log->added[log->nadded++] = dev;
+}
+
+static void client_remove(struct kiwi_client *c, struct kiwi_device *dev)
+{
+	struct client_log *log = container_of(c, struct client_log, client);
+
+	if (log->nremoved < ARRAY_SIZE(log->removed))
+		log->removed[log->nremoved++] = dev;
+}
+
+static bool logged(struct kiwi_device **devs, int n, struct kiwi_device *dev)
+{
+	while (n--)
+		if (devs[n] == dev)
+			return true;
+	return false;
+}
+
+/* Clients hear of devices present and future; lookup by net_device. */
+static void device_clients(struct kunit *test)
+{
+	struct client_log log = { .client = { .name = "kunit",
+					      .add = client_add,
+					      .remove = client_remove } };
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct net_device *lo = init_net.loopback_dev;
+	struct kiwi_device *dev;
+	struct kiwi_mock *m2;
+
+	kiwi_register_client(&log.client);
+	KUNIT_EXPECT_TRUE(test, logged(log.added, log.nadded, u->dev));
+	m2 = kiwi_mock_create("kunit-client");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m2);
+	KUNIT_EXPECT_TRUE(test, logged(log.added, log.nadded, &m2->dev));
+	KUNIT_EXPECT_FALSE(test, logged(log.removed, log.nremoved, &m2->dev));
+	kiwi_mock_destroy(m2);
+	KUNIT_EXPECT_TRUE(test, logged(log.removed, log.nremoved, &m2->dev));
+	kiwi_unregister_client(&log.client);
+	KUNIT_EXPECT_TRUE(test, logged(log.removed, log.nremoved, u->dev));
+
+	KUNIT_EXPECT_NULL(test, kiwi_device_get_by_netdev(lo));
+	u->dev->netdev = lo;
+	dev = kiwi_device_get_by_netdev(lo);
+	u->dev->netdev = NULL;
+	KUNIT_EXPECT_PTR_EQ(test, dev, u->dev);
+	if (dev)
+		kiwi_device_put(dev);
+}
+
+struct async_unregister {
+	struct work_struct work;
+	struct kiwi_device *dev;
+	struct completion done;
+};
+
+static void async_unregister_fn(struct work_struct *work)
+{
+	struct async_unregister *au =
+		container_of(work, struct async_unregister, work);
+
+	kiwi_unregister_device(au->dev);
+	complete(&au->done);
+}
+
+/*
+ * Unregister with live ids: each gets DEVICE_REMOVAL once, new objects
+ * are refused, and unregister returns once the owners destroyed their
+ * ids and QPs and the provider dropped its endpoint references.
+ */
+static void device_removal_live(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_id *ids[4];
+	struct async_unregister au;
+	struct kiwi_mock *m = u->m;
+	struct kiwi_cm_id *id;
+	char got[8];
+	int i, n;
+
+	ids[0] = kiwi_ulp_listen(u, 0);
+	ids[1] = kiwi_ulp_established(u);
+	ids[2] = kiwi_t_passive(u);
+	ids[3] = kiwi_ulp_connect(u);
+	n = kiwi_ulp_count(u);
+	u->ret_on[KIWI_CM_EVENT_DEVICE_REMOVAL] = 1;
+
+	INIT_WORK_ONSTACK(&au.work, async_unregister_fn);
+	init_completion(&au.done);
+	au.dev = u->dev;
+	u->m = NULL; /* the test unregisters, not the fixture */
+	queue_work(system_unbound_wq, &au.work);
+	KUNIT_ASSERT_TRUE(test,
+			  kiwi_ulp_wait(u, n + 5)); /* + passive listener */
+	for (i = 0; i < 4; i++) {
+		kiwi_t_events(u, ids[i], n, got, sizeof(got));
+		KUNIT_EXPECT_STREQ(test, got, "X");
+	}
+	id = kiwi_cm_create_id(au.dev, kiwi_ulp_handler, u);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(id), -ENODEV);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR_OR_ZERO(kiwi_create_cq(au.dev, 1, NULL, NULL)),
+			-ENODEV);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&au.done));
+
+	while (u->nqps)
+		kiwi_destroy_qp(u->qps[--u->nqps]);
+	kiwi_destroy_cq(u->cq);
+	kiwi_mock_release_all(m);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&au.done, 5 * HZ));
+	flush_work(&au.work);
+	destroy_work_on_stack(&au.work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->qps_alive), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_live_ids(), u->live_ids);
+	kfree(m);
+}
+
+/*
+ * A leak does not hang unregister: after drain_timeout_secs the leaked id
+ * and QP are orphaned and unregister returns; the orphan answers -ENODEV,
+ * can still be destroyed, and is freed when its last holder lets go.
+ */
+static void device_leak_gives_up(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_qp_init_attr init = { .send_cq = u->cq, .recv_cq = u->cq };
+	const struct kiwi_provider_ops *ops = u->dev->ops;
+	struct kiwi_cm_id *id = kiwi_ulp_established(u);
+	struct kiwi_qp *pinned = u->qps[0], *leaked;
+	struct kiwi_conn_param p = {};
+	struct kiwi_mock *m = u->m;
+	unsigned int old;
+	unsigned long t0;
+
+	leaked = kiwi_create_qp(u->dev, &init);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, leaked);
+	kiwi_ulp_forget(u, id);		/* the "ULP" leaks the id... */
+	while (u->nqps)
+		kiwi_destroy_qp(u->qps[--u->nqps]);
+	kiwi_destroy_cq(u->cq);
+	u->m = NULL;			/* ...and the mock keeps its pin */
+
+	old = kiwi_device_set_drain_timeout(1);
+	t0 = jiffies;
+	kiwi_unregister_device(&m->dev);
+	kiwi_device_set_drain_timeout(old);
+	KUNIT_EXPECT_LT(test, jiffies - t0, 10UL * HZ);
+	KUNIT_EXPECT_NULL(test, READ_ONCE(leaked->device));
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(id), KIWI_CM_STATE_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_connect(id, &p), -ENODEV);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_disconnect(id, KIWI_CM_DISCONNECT_ABORTIVE),
+			-ENODEV);
+	kiwi_destroy_qp(leaked);	/* a no-op on an orphan */
+	kiwi_cm_destroy_id(id);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(m, KIWI_MOCK_MODIFY_QP), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_live_ids(), u->live_ids + 1);
+	KUNIT_EXPECT_TRUE(test, kiwi_mock_release(m, id));
+	KUNIT_EXPECT_EQ(test, kiwi_cm_live_ids(), u->live_ids);
+
+	/* the provider frees what the core forgot */
+	ops->iw_rem_ref(pinned);
+	ops->destroy_qp(leaked);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->qps_alive), 0);
+	kfree(m);
+}
+
+static void comp_handler(struct kiwi_cq *cq, void *ctx)
+{
+	atomic_inc(ctx);
+}
+
+static void verbs_objects(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_qp_init_attr init = { .cap = { .max_send_wr = 4,
+						   .max_send_sge = 1 } };
+	struct kiwi_sge sge = { .length = 8 };
+	struct kiwi_send_wr wr = { .wr_id = 42,
+				   .sg_list = &sge,
+				   .num_sge = 1,
+				   .send_flags = KIWI_SEND_SIGNALED };
+	struct kiwi_recv_wr rwr = { .wr_id = 7, .num_sge = 1, .sg_list = &sge };
+	const struct kiwi_send_wr *bad = NULL;
+	const struct kiwi_recv_wr *rbad = NULL;
+	atomic_t notified = ATOMIC_INIT(0);
+	struct kiwi_wc wc[2];
+	struct kiwi_cq *cq;
+	struct kiwi_qp *qp;
+	struct kiwi_mr *mr;
+	void *buf;
+
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR_OR_ZERO(kiwi_create_cq(u->dev, 0, NULL, NULL)),
+			-EINVAL);
+	cq = kiwi_create_cq(u->dev, 4, comp_handler, &notified);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kiwi_create_qp(u->dev, &init)),
+			-EINVAL); /* no CQs */
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	init.cap.max_send_wr = 65;
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kiwi_create_qp(u->dev, &init)),
+			-EINVAL); /* beyond max_qp_wr */
+	init.cap.max_send_wr = 4;
+	kiwi_mock_fail(u->m, KIWI_MOCK_CREATE_QP, -EIO);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kiwi_create_qp(u->dev, &init)),
+			-EIO);
+	qp = kiwi_create_qp(u->dev, &init);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	KUNIT_EXPECT_PTR_EQ(test, qp->device, u->dev);
+	KUNIT_EXPECT_PTR_EQ(test, qp->send_cq, cq);
+
+	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	mr = kiwi_reg_kernel_mr(u->dev, NULL, 64, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EINVAL);
+	mr = kiwi_reg_kernel_mr(u->dev, buf, 64, KIWI_ACCESS_LOCAL_WRITE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, mr->length, 64);
+	sge.lkey = mr->lkey;
+	sge.addr = mr->iova;
+
+	KUNIT_EXPECT_EQ(test, kiwi_req_notify_cq(cq, KIWI_CQ_NEXT_COMP), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_post_send(qp, &wr, &bad), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_post_recv(qp, &rwr, &rbad), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&notified), 1);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(cq, 2, wc), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 42);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, qp);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(cq, 2, wc), 0);
+	wr.num_sge = 5;
+	KUNIT_EXPECT_NE(test, kiwi_post_send(qp, &wr, &bad), 0);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct kiwi_send_wr *)&wr);
+
+	kiwi_dereg_mr(mr);
+	kiwi_destroy_qp(qp);
+	kiwi_destroy_cq(cq);
+	KUNIT_EXPECT_EQ(test, atomic_read(&u->m->qps_alive), 0);
+}
+
+static void cm_init_qp_attr(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_id *id = kiwi_ulp_established(u);
+	struct kiwi_qp_attr attr = {};
+	int mask = 0;
+
+	KUNIT_EXPECT_EQ(test, kiwi_cm_init_qp_attr(id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, KIWI_QP_ATTR_ACCESS);
+	KUNIT_EXPECT_TRUE(test, attr.access & KIWI_ACCESS_REMOTE_READ);
+	KUNIT_EXPECT_EQ(test,
+			kiwi_cm_init_qp_attr(kiwi_ulp_id(u), &attr, &mask),
+			-EINVAL);
+}
+
+static void debugfs_shows_ids(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct seq_file m = { .size = 2048 };
+	struct sockaddr_in *sin;
+	struct kiwi_cm_id *l;
+	char path[96];
+
+	m.buf = kunit_kzalloc(test, m.size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/kiwi_iwcm/%s/ids",
+		 u->dev->name);
+	KUNIT_EXPECT_TRUE(test, kiwi_test_path_exists(path));
+	kiwi_t_passive(u);
+	l = kiwi_ulp_id(u);
+	sin = (struct sockaddr_in *)&l->local_addr;
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(4791);
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(l, 0), 0);
+	kiwi_debugfs_show_ids(&m, u->dev);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "local 127.0.0.1:4791 "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "remote -"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "state ESTABLISHED"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "state LISTEN"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "provider_refs 1"));
+	m.count = 0;
+	memset(m.buf, 0, m.size);
+	kiwi_debugfs_show_counters(&m, u->dev);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "requests 1\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "accepts 1\n"));
+}
+
+static struct kunit_case device_cases[] = {
+	KUNIT_CASE(device_registry),
+	KUNIT_CASE(device_clients),
+	KUNIT_CASE(device_removal_live),
+	KUNIT_CASE(device_leak_gives_up),
+	KUNIT_CASE(verbs_objects),
+	KUNIT_CASE(cm_init_qp_attr),
+	KUNIT_CASE(debugfs_shows_ids),
+	{}
+};
+
+static struct kunit_suite device_suite = {
+	.name = "kiwi_iwcm_device",
+	.test_cases = device_cases,
+};
+
+kunit_test_suite(device_suite);

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_iwcm_race: the races that hit Linux's iw_cm over the years, and
+ * upcalls from every context.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/workqueue.h>
+
+#include <kiwi/iw_cm.h>
+#include <kiwi/provider.h>
+
+#include "iwcm_test.h"
+
+/**
+ * kiwi_t_wait_state() - wait until an id reaches a state
+ * @id: the id, pinned by the caller
+ * @state: the state
+ *
+ * Return: true if it did, within 5 s.
+ */
+bool kiwi_t_wait_state(struct kiwi_cm_id *id, enum kiwi_cm_state state)
+{
+	int i;
+
+	for (i = 0; i < 250 && kiwi_cm_id_state(id) != state; i++)
+		msleep(20);
+	return kiwi_cm_id_state(id) == state;
+}
+
+struct async_destroy {
+	struct work_struct work;
+	struct kiwi_ulp *u;
+	struct kiwi_cm_id *id;
+	struct completion done;
+};
+
+static void async_destroy_fn(struct work_struct *work)
+{
+	struct async_destroy *ad =
+		container_of(work, struct async_destroy, work);
+
+	kiwi_ulp_destroy(ad->u, ad->id);
+	complete(&ad->done);
+}
+
+/*
+ * Destroy @id on a WQ_MEM_RECLAIM worker; the caller waits for @ad->done
+ * and then calls async_destroy_end().
+ */
+static struct workqueue_struct *async_destroy(struct kunit *test,
+					      struct async_destroy *ad,
+					      struct kiwi_ulp *u,
+					      struct kiwi_cm_id *id)
+{
+	struct workqueue_struct *wq;
+
+	wq = alloc_workqueue("kiwi_t_reclaim", WQ_MEM_RECLAIM, 0);
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	INIT_WORK_ONSTACK(&ad->work, async_destroy_fn);
+	init_completion(&ad->done);
+	ad->u = u;
+	ad->id = id;
+	queue_work(wq, &ad->work);
+	return wq;
+}
+
+static void async_destroy_end(struct workqueue_struct *wq,
+			      struct async_destroy *ad)
+{
+	destroy_workqueue(wq);
+	destroy_work_on_stack(&ad->work);
+}
+
+/* Destroy while events are queued: they are dropped, the QP unpinned once. */
+static void race_destroy_with_queued_events(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_id *id = kiwi_ulp_connect(u);
+	struct workqueue_struct *wq;
+	struct async_destroy ad;
+	struct kiwi_t_block b;
+
+	kiwi_t_block_init(u, &b, KIWI_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_EQ(test,
+			kiwi_ulp_ev(u, id, KIWI_CM_EVENT_CONNECT_REPLY, 0), 0);
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&b.entered, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_ev(u, id, KIWI_CM_EVENT_DISCONNECT, 0),
+			0);
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_ev(u, id, KIWI_CM_EVENT_CLOSE, 0), 0);
+	wq = async_destroy(test, &ad, u, id);
+	KUNIT_EXPECT_TRUE(test,
+			  kiwi_t_wait_state(id, KIWI_CM_STATE_DESTROYING));
+	/* destroy waits for the running handler */
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&ad.done));
+	complete(&b.release);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&ad.done, 5 * HZ));
+	async_destroy_end(wq, &ad);
+	kiwi_cm_id_flush(id);
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_count(u), 1);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_REM_REF),
+			kiwi_mock_calls(u->m, KIWI_MOCK_ADD_REF));
+	KUNIT_EXPECT_TRUE(test, kiwi_mock_release(u->m, id));
+}
+
+static int nonzero_when_destroyed_hook(struct kiwi_ulp *u,
+				       struct kiwi_cm_id *id,
+				       const struct kiwi_cm_event *ev)
+{
+	complete(u->hook_data);
+	kiwi_t_wait_state(id, KIWI_CM_STATE_DESTROYING);
+	return 1;
+}
+
+/* The handler returns non-zero while another thread destroys the id. */
+static void race_nonzero_vs_destroy(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_id *id = kiwi_ulp_connect(u);
+	DECLARE_COMPLETION_ONSTACK(entered);
+
+	u->hook_data = &entered;
+	u->hook = nonzero_when_destroyed_hook;
+	KUNIT_ASSERT_EQ(test,
+			kiwi_ulp_ev(u, id, KIWI_CM_EVENT_CONNECT_REPLY, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&entered, 5 * HZ));
+	kiwi_ulp_destroy(u, id);
+	kiwi_cm_id_flush(id);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(id), KIWI_CM_STATE_DESTROYING);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_REM_REF), 1);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_MODIFY_QP), 1);
+	KUNIT_EXPECT_TRUE(test, kiwi_mock_release(u->m, id));
+}
+
+/* iw_get_qp returning NULL: -EINVAL, nothing pinned, the id still usable. */
+static void race_get_qp_null(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_conn_param p = { .qpn = kiwi_ulp_qp(u) };
+	struct kiwi_cm_id *id = kiwi_ulp_id(u);
+	struct kiwi_cm_id *child;
+
+	kiwi_mock_fail(u->m, KIWI_MOCK_GET_QP, 1);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_connect(id, &p), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(id), KIWI_CM_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_CONNECT), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_ADD_REF), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_connect(id, &p), 0);
+
+	child = kiwi_ulp_request(u, kiwi_ulp_listen(u, 0));
+	kiwi_mock_fail(u->m, KIWI_MOCK_GET_QP, 1);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_accept(child, &p), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(child), KIWI_CM_STATE_CONN_RECV);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_ACCEPT), 0);
+	p.qpn = 0xdead; /* no such QP */
+	KUNIT_EXPECT_EQ(test, kiwi_cm_accept(child, &p), -EINVAL);
+	p.qpn = kiwi_ulp_qp(u);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_accept(child, &p), 0);
+}
+
+/*
+ * The listener is destroyed while a CONNECT_REQUEST is queued or being
+ * delivered: the request either reached the handler before destroy
+ * returned, or the core rejected it; never both, never later.
+ */
+static void race_listener_destroyed_request_queued(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	static const enum kiwi_mock_ctx ctx[] = { KIWI_MOCK_PROCESS,
+						  KIWI_MOCK_SOFTIRQ };
+	struct kiwi_cm_event ev = { .event = T_REQUEST };
+	int i, j, ret, dropped = 0;
+
+	for (i = 0; i < 20; i++) {
+		struct kiwi_cm_id *l = kiwi_ulp_listen(u, 0);
+		int c0 = kiwi_ulp_count(u);
+		int r0 = kiwi_mock_calls(u->m, KIWI_MOCK_REJECT);
+		int after;
+
+		ret = kiwi_mock_inject(u->m, l, &ev, ctx[i & 1]);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		kiwi_ulp_destroy(u, l);
+		after = kiwi_ulp_count(u);
+		for (j = 0; j < 250; j++) {
+			if (after > c0 ||
+			    kiwi_mock_calls(u->m, KIWI_MOCK_REJECT) > r0)
+				break;
+			msleep(20);
+		}
+		msleep(20);
+		KUNIT_EXPECT_EQ(test, kiwi_ulp_count(u), after);
+		if (after == c0) {
+			dropped++;
+			KUNIT_EXPECT_EQ(test,
+					kiwi_mock_calls(u->m, KIWI_MOCK_REJECT),
+					r0 + 1);
+		} else {
+			KUNIT_EXPECT_EQ(test,
+					kiwi_mock_calls(u->m, KIWI_MOCK_REJECT),
+					r0);
+			kiwi_ulp_destroy(u, kiwi_ulp_rec(u, c0).id);
+		}
+	}
+	kunit_info(test, "%d of 20 requests dropped with their listener\n",
+		   dropped);
+}
+
+/* Listener destroyed while its CONNECT_REQUEST handler runs: it waits. */
+static void race_listener_destroyed_in_request_handler(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_id *l = kiwi_ulp_listen(u, 0);
+	struct workqueue_struct *wq;
+	struct async_destroy ad;
+	struct kiwi_t_block b;
+
+	kiwi_t_block_init(u, &b, KIWI_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_ASSERT_EQ(test,
+			kiwi_ulp_ev(u, l, KIWI_CM_EVENT_CONNECT_REQUEST, 0), 0);
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&b.entered, 5 * HZ));
+	wq = async_destroy(test, &ad, u, l);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&ad.done));
+	complete(&b.release);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&ad.done, 5 * HZ));
+	async_destroy_end(wq, &ad);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_DESTROY_LISTEN),
+			1);
+	/* the child was handed over before: it lives on, owned by the ULP */
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(kiwi_ulp_rec(u, 0).id),
+			KIWI_CM_STATE_CONN_RECV);
+}
+
+/* Private data copy fails in atomic context: defined failure, no leak. */
+static void race_pdata_copy_fails_atomic(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_event ev = { .event = KIWI_CM_EVENT_CONNECT_REPLY,
+				    .private_data = "abc",
+				    .private_data_len = 3 };
+	struct kiwi_cm_id *id = kiwi_ulp_connect(u);
+	struct kiwi_cm_id *l;
+	struct kiwi_ulp_rec r;
+	int live;
+
+	kiwi_fault_fail_nth(1);
+	KUNIT_EXPECT_EQ(test,
+			kiwi_mock_inject(u->m, id, &ev, KIWI_MOCK_HARDIRQ),
+			-ENOMEM);
+	kiwi_fault_fail_nth(0);
+	kiwi_cm_id_flush(id);
+	r = kiwi_ulp_rec(u, 0);
+	KUNIT_EXPECT_EQ(test, r.event, KIWI_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, r.status, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, r.len, 0);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(id), KIWI_CM_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_REM_REF), 1);
+
+	l = kiwi_ulp_listen(u, 0);
+	ev.event = KIWI_CM_EVENT_CONNECT_REQUEST;
+	live = kiwi_cm_live_ids();
+	kiwi_fault_fail_nth(2); /* the child's private data */
+	KUNIT_EXPECT_EQ(test, kiwi_mock_inject(u->m, l, &ev, KIWI_MOCK_SOFTIRQ),
+			-ENOMEM);
+	kiwi_fault_fail_nth(1); /* the child itself */
+	KUNIT_EXPECT_EQ(test, kiwi_mock_inject(u->m, l, &ev, KIWI_MOCK_HARDIRQ),
+			-ENOMEM);
+	kiwi_fault_fail_nth(0);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_live_ids(), live);
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_cnt(u, KIWI_DEV_CNT_ALLOC_DROPS), 3);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_inject(u->m, l, &ev, KIWI_MOCK_HARDIRQ),
+			0);
+	KUNIT_ASSERT_TRUE(test, kiwi_ulp_wait(u, 2));
+	r = kiwi_ulp_rec(u, 1);
+	KUNIT_EXPECT_EQ(test, r.event, KIWI_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_EXPECT_EQ(test, r.len, 3);
+	KUNIT_EXPECT_EQ(test, r.pdata0, 'a');
+}
+
+struct reenter {
+	int reply_ret;
+	int request_ret;
+};
+
+static void reenter_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
+			 struct kiwi_cm_id *id)
+{
+	struct reenter *r = m->hook_data;
+
+	switch (op) {
+	case KIWI_MOCK_CONNECT:
+		r->reply_ret =
+			kiwi_mock_event(m, id, KIWI_CM_EVENT_CONNECT_REPLY, 0);
+		break;
+	case KIWI_MOCK_DESTROY_LISTEN:
+		r->request_ret = kiwi_mock_event(m, id, T_REQUEST, 0);
+		break;
+	case KIWI_MOCK_REJECT:
+		kiwi_cm_id_add_ref(id);
+		kiwi_cm_id_rem_ref(id);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The provider calls back into the CM from inside its ops. */
+static void race_provider_reenters(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct reenter r = { -1, -1 };
+	struct kiwi_cm_id *id, *l, *child;
+
+	l = kiwi_ulp_listen(u, 0);
+	child = kiwi_ulp_request(u, l);
+	u->m->hook_data = &r;
+	u->m->hook = reenter_hook;
+	id = kiwi_ulp_connect(u);
+	KUNIT_EXPECT_EQ(test, r.reply_ret, 0);
+	kiwi_cm_id_flush(id);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(id), KIWI_CM_STATE_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_rec(u, 1).event,
+			KIWI_CM_EVENT_CONNECT_REPLY);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_reject(child, NULL, 0), 0);
+	kiwi_ulp_destroy(u, l);
+	KUNIT_EXPECT_EQ(test, r.request_ret, -ECONNREFUSED);
+	u->m->hook = NULL;
+}
+
+/* Destroy from a WQ_MEM_RECLAIM worker while the id's handler runs. */
+static void race_destroy_from_reclaim_worker(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_id *id = kiwi_ulp_established(u);
+	struct workqueue_struct *wq;
+	struct async_destroy ad;
+	struct kiwi_t_block b;
+
+	kiwi_t_block_init(u, &b, KIWI_CM_EVENT_DISCONNECT);
+	KUNIT_ASSERT_EQ(test, kiwi_ulp_ev(u, id, KIWI_CM_EVENT_DISCONNECT, 0),
+			0);
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&b.entered, 5 * HZ));
+	wq = async_destroy(test, &ad, u, id);
+	KUNIT_EXPECT_TRUE(test,
+			  kiwi_t_wait_state(id, KIWI_CM_STATE_DESTROYING));
+	complete(&b.release);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&ad.done, 5 * HZ));
+	async_destroy_end(wq, &ad);
+	KUNIT_EXPECT_TRUE(test, kiwi_mock_release(u->m, id));
+}
+
+static const enum kiwi_mock_ctx ctx_cases[] = {
+	KIWI_MOCK_PROCESS,
+	KIWI_MOCK_SOFTIRQ,
+	KIWI_MOCK_HARDIRQ,
+};
+
+static void ctx_case_desc(const enum kiwi_mock_ctx *c, char *desc)
+{
+	static const char *const names[] = { "process", "softirq", "hardirq" };
+
+	strscpy(desc, names[*c], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ctx, ctx_cases, ctx_case_desc);
+
+/* Every upcall from every context; handlers always run in a worker. */
+static void race_upcall_contexts(struct kunit *test)
+{
+	enum kiwi_mock_ctx ctx = *(const enum kiwi_mock_ctx *)test->param_value;
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_event ev = { .private_data = "q",
+				    .private_data_len = 1 };
+	struct kiwi_cm_id *a = kiwi_ulp_connect(u);
+	struct kiwi_cm_id *l = kiwi_ulp_listen(u, 0);
+	struct kiwi_conn_param p = {};
+	struct kiwi_cm_id *b;
+	char got[8];
+	int i;
+	static const u8 active[] = { KIWI_CM_EVENT_CONNECT_REPLY,
+				     KIWI_CM_EVENT_DISCONNECT,
+				     KIWI_CM_EVENT_CLOSE };
+	static const u8 passive[] = { KIWI_CM_EVENT_ESTABLISHED,
+				      KIWI_CM_EVENT_DISCONNECT,
+				      KIWI_CM_EVENT_CLOSE };
+
+	for (i = 0; i < ARRAY_SIZE(active); i++) {
+		ev.event = active[i];
+		KUNIT_EXPECT_EQ(test, kiwi_mock_inject(u->m, a, &ev, ctx), 0);
+	}
+	ev.event = KIWI_CM_EVENT_CONNECT_REQUEST;
+	KUNIT_ASSERT_EQ(test, kiwi_mock_inject(u->m, l, &ev, ctx), 0);
+	KUNIT_ASSERT_TRUE(test, kiwi_ulp_wait(u, 4));
+	kiwi_cm_id_flush(a);
+	kiwi_t_events(u, a, 0, got, sizeof(got));
+	KUNIT_EXPECT_STREQ(test, got, "RDC");
+	for (i = 0; i < kiwi_ulp_count(u); i++)
+		if (kiwi_ulp_rec(u, i).event == KIWI_CM_EVENT_CONNECT_REQUEST)
+			break;
+	b = kiwi_ulp_rec(u, i).id;
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	p.qpn = kiwi_ulp_qp(u);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(b, &p), 0);
+	for (i = 0; i < ARRAY_SIZE(passive); i++) {
+		ev.event = passive[i];
+		KUNIT_EXPECT_EQ(test, kiwi_mock_inject(u->m, b, &ev, ctx), 0);
+	}
+	kiwi_cm_id_flush(b);
+	kiwi_t_events(u, b, 0, got, sizeof(got));
+	KUNIT_EXPECT_STREQ(test, got, "QEDC");
+}
+
+static struct kunit_case race_cases[] = {
+	KUNIT_CASE(race_destroy_with_queued_events),
+	KUNIT_CASE(race_nonzero_vs_destroy),
+	KUNIT_CASE(race_get_qp_null),
+	KUNIT_CASE(race_listener_destroyed_request_queued),
+	KUNIT_CASE(race_listener_destroyed_in_request_handler),
+	KUNIT_CASE(race_pdata_copy_fails_atomic),
+	KUNIT_CASE(race_provider_reenters),
+	KUNIT_CASE(race_destroy_from_reclaim_worker),
+	KUNIT_CASE_PARAM(race_upcall_contexts, ctx_gen_params),
+	{}
+};
+
+static struct kunit_suite race_suite = {
+	.name = "kiwi_iwcm_race",
+	.test_cases = race_cases,
+};
+
+kunit_test_suite(race_suite);
