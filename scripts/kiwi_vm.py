@@ -56,7 +56,8 @@ def run_vm(args, out_dir):
     for f in (console, results):
         open(f, "w").close()
     cmd = [
-        args.qemu, "-accel", "tcg", "-smp", "2", "-m", str(args.memory),
+        args.qemu, "-accel", "tcg", "-smp", str(args.cpus),
+        "-m", str(args.memory),
         "-nic", "none", "-no-reboot", "-display", "none", "-monitor", "none",
         "-kernel", args.kernel, "-initrd", args.initrd,
         "-append", "console=ttyS0 loglevel=7 panic=-1 kmemleak=on "
@@ -343,6 +344,13 @@ def judge(args, out_dir, timeouts):
             failed += counts["fail"] + counts["missing"]
             skipped += counts["skip"]
 
+    # Races are only tested if the guest really has the CPUs QEMU was given.
+    cpus = next((int(m.group(1)) for m in
+                 (re.search(r"smp: Brought up \d+ nodes?, (\d+) CPUs?", ln)
+                  for ln in console) if m), None)
+    if cpus is not None and cpus != args.cpus:
+        problems.append(f"the guest brought up {cpus} CPU(s), not "
+                        f"{args.cpus}: races would not run in parallel")
     problems += scan_console(console, load_expected(args.expected),
                              state["tests"])
     if state["kmemleak"]:
@@ -405,6 +413,7 @@ def main():
                    "functions in reports about unloaded modules)")
     p.add_argument("--qemu", default="qemu-system-x86_64")
     p.add_argument("--memory", type=int, default=1024)
+    p.add_argument("--cpus", type=int, default=2)
     p.add_argument("--append", default="")
     p.add_argument("--boot-timeout", type=int, default=180)
     p.add_argument("--suite-timeout", type=int, default=300)
