@@ -24,13 +24,14 @@ import time
 
 MARK = re.compile(r"KIWI-([A-Z-]+)(?: (.*))?$")
 
-# Lines that open a kernel splat. A block opened by one of these runs until
+# Lines that open a kernel splat. (kmemleak's own console line is left to
+# the report /init copies from debugfs, which names what leaked.) A block opened by one of these runs until
 # its end line (or the next opener, or a test-module boundary); a Call Trace
 # outside any block is a splat of its own.
 SPLAT_OPEN = re.compile(
     r"(WARNING:|BUG:|kernel BUG at|Oops|general protection fault|"
     r"Kernel panic|INFO: |UBSAN:|ODEBUG:|refcount_t:|list_add corruption|"
-    r"list_del corruption|DEBUG_LOCKS_WARN_ON|kmemleak: \d+ new suspected|"
+    r"list_del corruption|DEBUG_LOCKS_WARN_ON|"
     r"stack-protector|double fault|Unable to handle)")
 SPLAT_CLOSE = re.compile(r"(---\[ end |^=+$)")
 CALL_TRACE = re.compile(r"Call Trace:")
@@ -242,6 +243,25 @@ def symbolize(frame, text, kos):
     return f"{name} [{mod}]"
 
 
+BOOT_COMM = re.compile(r'comm "swapper/\d+", pid [01],')
+
+
+def split_boot_leaks(lines):
+    """Drop kmemleak reports of objects allocated before /init ran.
+
+    Those were allocated by the boot CPU's idle task (pid 0) or by pid 1
+    before it ran /init (its comm is still swapper/0 then): no kiwi or test
+    module existed yet. Returns (the other reports' lines, how many went).
+    """
+    blocks = []
+    for ln in lines:
+        if ln.startswith("unreferenced object") or not blocks:
+            blocks.append([])
+        blocks[-1].append(ln)
+    kept = [b for b in blocks if not (len(b) > 1 and BOOT_COMM.search(b[1]))]
+    return [ln for b in kept for ln in b], len(blocks) - len(kept)
+
+
 def load_expected(path):
     expected = []
     if not path or not os.path.exists(path):
@@ -353,6 +373,10 @@ def judge(args, out_dir, timeouts):
                         f"{args.cpus}: races would not run in parallel")
     problems += scan_console(console, load_expected(args.expected),
                              state["tests"])
+    state["kmemleak"], boot_leaks = split_boot_leaks(state["kmemleak"])
+    if boot_leaks:
+        log(f"vm: kmemleak: {boot_leaks} object(s) allocated before /init "
+            "ran set aside (the kernel's own boot, e.g. ACPI's caches)")
     if state["kmemleak"]:
         leak_lines = [ln.strip() for ln in state["kmemleak"]]
         objs = sum(1 for ln in leak_lines if ln.startswith("unreferenced"))
