@@ -20,19 +20,20 @@ static DEFINE_SPINLOCK(kiwi_cm_orphans_lock);
 static LIST_HEAD(kiwi_cm_orphans);
 
 /**
- * kiwi_cm_alloc() - allocate an id bound to a device
+ * kiwi_cm_alloc() - allocate an id for a device
  * @dev: the device
  * @gfp: GFP_KERNEL for a ULP's id, GFP_ATOMIC for a child made in an upcall
  *
- * The id starts IDLE with one reference, its owner's.
+ * The id starts IDLE with one reference, its owner's. It is not on the
+ * device's list yet: the caller fills it in, then kiwi_cm_link_locked()
+ * makes it visible. An id never linked is freed by kiwi_cm_put().
  *
- * Context: any context if @gfp allows it; takes @dev->lock.
- * Return: the id, ERR_PTR(-ENOMEM), or ERR_PTR(-ENODEV) if @dev is going.
+ * Context: any context if @gfp allows it.
+ * Return: the id or ERR_PTR(-ENOMEM).
  */
 struct kiwi_cm_priv *kiwi_cm_alloc(struct kiwi_device *dev, gfp_t gfp)
 {
 	struct kiwi_cm_priv *priv;
-	unsigned long flags;
 
 	priv = kiwi_should_fail() ? NULL : kmem_cache_zalloc(kiwi_cm_cache, gfp);
 	if (!priv)
@@ -40,27 +41,40 @@ struct kiwi_cm_priv *kiwi_cm_alloc(struct kiwi_device *dev, gfp_t gfp)
 	spin_lock_init(&priv->lock);
 	refcount_set(&priv->ref, 1);
 	INIT_LIST_HEAD(&priv->deliveries);
+	INIT_LIST_HEAD(&priv->dev_node);
 	INIT_WORK(&priv->work, kiwi_event_work);
 	priv->id.device = dev;
 	priv->state = KIWI_CM_STATE_IDLE;
-
-	spin_lock_irqsave(&dev->lock, flags);
-	if (dev->dying) {
-		spin_unlock_irqrestore(&dev->lock, flags);
-		kmem_cache_free(kiwi_cm_cache, priv);
-		return ERR_PTR(-ENODEV);
-	}
-	refcount_inc(&dev->ref);
-	list_add_tail(&priv->dev_node, &dev->ids);
-	spin_unlock_irqrestore(&dev->lock, flags);
 	atomic_inc(&kiwi_cm_live);
 	return priv;
+}
+
+/**
+ * kiwi_cm_link_locked() - make a filled-in id visible on its device
+ * @priv: an id from kiwi_cm_alloc(), not linked yet
+ *
+ * From now on kiwi_unregister_device() sees the id; it pins the device.
+ *
+ * Context: any context; the device's lock held.
+ * Return: 0, or -ENODEV if the device is going (the id stays unlinked).
+ */
+int kiwi_cm_link_locked(struct kiwi_cm_priv *priv)
+{
+	struct kiwi_device *dev = priv->id.device;
+
+	lockdep_assert_held(&dev->lock);
+	if (dev->dying)
+		return -ENODEV;
+	refcount_inc(&dev->ref);
+	list_add_tail(&priv->dev_node, &dev->ids);
+	return 0;
 }
 
 static void kiwi_cm_free(struct kiwi_cm_priv *priv)
 {
 	struct kiwi_device *dev = priv->id.device;
 	unsigned long flags;
+	bool linked = true;
 
 	if (priv->flags & KIWI_CM_F_ORPHAN) {	/* @dev is gone */
 		spin_lock_irqsave(&kiwi_cm_orphans_lock, flags);
@@ -71,11 +85,15 @@ static void kiwi_cm_free(struct kiwi_cm_priv *priv)
 		return;
 	}
 	spin_lock_irqsave(&dev->lock, flags);
-	list_del(&priv->dev_node);
+	if (list_empty(&priv->dev_node))
+		linked = false;		/* failed before kiwi_cm_link_locked() */
+	else
+		list_del(&priv->dev_node);
 	spin_unlock_irqrestore(&dev->lock, flags);
 	kmem_cache_free(kiwi_cm_cache, priv);
 	atomic_dec(&kiwi_cm_live);
-	kiwi_device_put(dev);
+	if (linked)
+		kiwi_device_put(dev);
 }
 
 /**
@@ -266,6 +284,8 @@ struct kiwi_cm_id *kiwi_cm_create_id(struct kiwi_device *dev,
 				     kiwi_cm_handler handler, void *context)
 {
 	struct kiwi_cm_priv *priv;
+	unsigned long flags;
+	int ret;
 
 	might_sleep();
 	if (!handler)
@@ -275,7 +295,16 @@ struct kiwi_cm_id *kiwi_cm_create_id(struct kiwi_device *dev,
 		return ERR_CAST(priv);
 	priv->id.handler = handler;
 	priv->id.context = context;
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = kiwi_cm_link_locked(priv);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (ret)
+		goto err_free;
 	return &priv->id;
+
+err_free:
+	kiwi_cm_put(priv);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_GPL(kiwi_cm_create_id);
 
@@ -520,6 +549,22 @@ int kiwi_cm_accept(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 }
 EXPORT_SYMBOL_GPL(kiwi_cm_accept);
 
+/*
+ * iw_reject failed: the request is still the provider's, unanswered. Back
+ * to CONN_RECV (unless destroyed meanwhile) so that destroy rejects it.
+ */
+static void kiwi_cm_unreject(struct kiwi_cm_priv *priv)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	if (priv->state == KIWI_CM_STATE_IDLE) {
+		kiwi_cm_set_state(priv, KIWI_CM_STATE_CONN_RECV);
+		priv->flags &= ~KIWI_CM_F_ACCEPTED;
+	}
+	spin_unlock_irqrestore(&priv->lock, flags);
+}
+
 /**
  * kiwi_cm_reject() - refuse the connection a CONNECT_REQUEST announced
  * @id: the child id the request came with
@@ -532,7 +577,9 @@ EXPORT_SYMBOL_GPL(kiwi_cm_accept);
  *
  * Context: process context; sleeps. Legal inside the CONNECT_REQUEST handler.
  * Return: 0 (the id is IDLE: destroy it), -EINVAL as above or for private
- * data beyond the device's limit, or the provider's error.
+ * data beyond the device's limit, or the provider's error (the request is
+ * unanswered again, in CONN_RECV: reject it again, or destroy it, which
+ * rejects it).
  */
 int kiwi_cm_reject(struct kiwi_cm_id *id, const void *private_data,
 		   u16 private_data_len)
@@ -557,9 +604,12 @@ int kiwi_cm_reject(struct kiwi_cm_id *id, const void *private_data,
 	spin_unlock_irqrestore(&priv->lock, flags);
 
 	ret = dev->ops->iw_reject(id, private_data, private_data_len);
-	if (!ret)
-		kiwi_device_count(dev, KIWI_DEV_CNT_REJECTS);
-	return ret;
+	if (ret) {
+		kiwi_cm_unreject(priv);
+		return ret;
+	}
+	kiwi_device_count(dev, KIWI_DEV_CNT_REJECTS);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(kiwi_cm_reject);
 

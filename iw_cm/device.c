@@ -285,7 +285,11 @@ void kiwi_unregister_client(struct kiwi_client *client)
 }
 EXPORT_SYMBOL_GPL(kiwi_unregister_client);
 
-/* Queue DEVICE_REMOVAL on every id that its owner still holds. */
+/*
+ * Queue DEVICE_REMOVAL on every id that its owner still holds. An id on
+ * the list may be at zero references, its kiwi_cm_free() waiting for
+ * @dev->lock: it is skipped.
+ */
 static void kiwi_device_tell_ids(struct kiwi_device *dev)
 {
 	struct kiwi_cm_priv *priv;
@@ -294,9 +298,13 @@ static void kiwi_device_tell_ids(struct kiwi_device *dev)
 	spin_lock_irqsave(&dev->lock, flags);
 	list_for_each_entry(priv, &dev->ids, dev_node) {
 		spin_lock(&priv->lock);
-		if (priv->state != KIWI_CM_STATE_DESTROYING)
+		if (priv->state != KIWI_CM_STATE_DESTROYING &&
+		    refcount_inc_not_zero(&priv->ref)) {
 			kiwi_event_queue(priv, KIWI_CM_EVENT_DEVICE_REMOVAL, 0,
 					 NULL, 0, NULL);
+			/* never the last: the pending work item pins it */
+			refcount_dec(&priv->ref);
+		}
 		spin_unlock(&priv->lock);
 	}
 	spin_unlock_irqrestore(&dev->lock, flags);
@@ -337,6 +345,21 @@ static bool kiwi_device_drain(struct kiwi_device *dev)
 }
 
 /*
+ * After orphaning only direct device references are left: transient ones
+ * (an id being freed) and kiwi_device_get_by_name()/_by_netdev() ones.
+ * Their holder has the device itself, so they cannot be cut loose: keep
+ * waiting, naming the count every report period, never silently.
+ */
+static void kiwi_device_drain_held(struct kiwi_device *dev)
+{
+	unsigned int period = max(READ_ONCE(kiwi_drain_report_secs), 1U);
+
+	while (!wait_for_completion_timeout(&dev->drained, period * HZ))
+		pr_err("kiwi_iwcm: %s: unregister waits for %u device references (kiwi_device_get_by_name/_by_netdev not put)\n",
+		       dev->name, refcount_read(&dev->ref));
+}
+
+/*
  * Give up on what leaked: cut the ids and verbs objects loose from @dev
  * (see kiwi_cm_orphan() and kiwi_verbs_orphan()) and drop their device
  * references, so that the provider can go.
@@ -367,9 +390,13 @@ static void kiwi_device_orphan(struct kiwi_device *dev)
  * must destroy it, and destroy every QP, CQ and MR of @dev. This waits
  * until they have, and until the provider has dropped every cm_id
  * reference it held, naming what is still alive every drain_report_secs
- * seconds. After drain_timeout_secs (unless 0) it gives up: what leaked
- * is orphaned (cut loose from @dev, reported again at module unload) and
- * the call returns, so a leak never hangs the provider's unload.
+ * seconds. After drain_timeout_secs (unless 0) it gives up: leaked ids
+ * and verbs objects are orphaned (cut loose from @dev, reported again at
+ * module unload) and the call returns, so they never hang the provider's
+ * unload. A device reference from kiwi_device_get_by_name() or
+ * kiwi_device_get_by_netdev() that is never put cannot be cut loose (its
+ * holder uses @dev itself): this keeps waiting for it, reporting it every
+ * drain_report_secs seconds.
  *
  * Context: process context; sleeps. Not from a cm_id event handler.
  */
@@ -390,7 +417,7 @@ void kiwi_unregister_device(struct kiwi_device *dev)
 	kiwi_device_put(dev);
 	if (!kiwi_device_drain(dev)) {
 		kiwi_device_orphan(dev);
-		wait_for_completion(&dev->drained);	/* transient holders */
+		kiwi_device_drain_held(dev);
 	}
 	kiwi_debugfs_del_device(dev);
 }

@@ -148,6 +148,37 @@ static void kiwi_event_leave(struct kiwi_cm_priv *target,
 		wake_up_all(&kiwi_event_waitq);
 }
 
+/* Has @task a handler call registered with @priv? */
+static bool kiwi_event_running(struct kiwi_cm_priv *priv,
+			       struct task_struct *task)
+{
+	struct kiwi_cm_delivery *d;
+	unsigned long flags;
+	bool found = false;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	list_for_each_entry(d, &priv->deliveries, node)
+		if (d->task == task)
+			found = true;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return found;
+}
+
+/*
+ * Is the current task inside a kiwi handler call? Handlers run only in
+ * kiwi_event_work(), whose id the running work item pins, and a running
+ * call is registered with that id.
+ */
+static bool kiwi_event_in_handler(void)
+{
+	struct work_struct *work = current_work();
+
+	if (!work || work->func != kiwi_event_work)
+		return false;
+	return kiwi_event_running(container_of(work, struct kiwi_cm_priv,
+					       work), current);
+}
+
 static bool kiwi_event_only_self(struct kiwi_cm_priv *priv)
 {
 	struct kiwi_cm_delivery *d;
@@ -167,13 +198,17 @@ static bool kiwi_event_only_self(struct kiwi_cm_priv *priv)
  * @priv: a DESTROYING id (so no new handler call can start)
  *
  * Waits on a flag, never flushes a workqueue, so it is safe from any
- * worker and from the handler itself.
+ * worker. From inside a handler call (of any id) it does not wait: two
+ * handlers destroying each other's ids would wait for each other forever.
+ * The other task's call may then still be finishing; no new one starts.
  *
  * Context: process context; sleeps.
  */
 void kiwi_event_wait_idle(struct kiwi_cm_priv *priv)
 {
 	might_sleep();
+	if (kiwi_event_in_handler())
+		return;
 	wait_event(kiwi_event_waitq, kiwi_event_only_self(priv));
 }
 
@@ -203,6 +238,40 @@ void kiwi_event_violation(struct kiwi_cm_priv *priv,
 	     kiwi_cm_state_name(READ_ONCE(priv->state)));
 }
 
+/* Pin the listener a child's request goes to, NULL if it already went. */
+static struct kiwi_cm_priv *kiwi_event_listener_get(struct kiwi_cm_priv *child)
+{
+	struct kiwi_cm_priv *listener;
+	unsigned long flags;
+
+	spin_lock_irqsave(&child->lock, flags);
+	listener = child->listener;
+	if (listener)
+		kiwi_cm_get(listener);	/* the child's pin holds it */
+	spin_unlock_irqrestore(&child->lock, flags);
+	return listener;
+}
+
+/*
+ * Register the handler call with the id and, for a request, with the
+ * listener whose handler it is: destroying either waits for it. The
+ * listener is pinned while registered (the handler may drop the child's
+ * pin by destroying the child). Return: false if either is going.
+ */
+static bool kiwi_event_enter_all(struct kiwi_cm_priv *priv,
+				 struct kiwi_cm_priv *listener,
+				 struct kiwi_cm_delivery *d,
+				 struct kiwi_cm_delivery *dl)
+{
+	if (listener && !kiwi_event_enter(listener, dl))
+		return false;
+	if (kiwi_event_enter(priv, d))
+		return true;
+	if (listener)
+		kiwi_event_leave(listener, dl);
+	return false;
+}
+
 /* Hand one event to the owner's handler (the listener's, for a request). */
 static void kiwi_event_deliver(struct kiwi_cm_priv *priv,
 			       struct kiwi_cm_slot *slot)
@@ -215,33 +284,37 @@ static void kiwi_event_deliver(struct kiwi_cm_priv *priv,
 		.ird = priv->id.ird,
 		.ord = priv->id.ord,
 	};
-	struct kiwi_cm_priv *target = priv;
-	struct kiwi_cm_delivery d;
-	unsigned long flags;
+	struct kiwi_cm_priv *listener = NULL;
+	struct kiwi_cm_delivery d, dl;
+	bool request;
 	int ret;
 
 	if (slot->qp_put) {
 		kiwi_cm_qp_put(slot->qp_put);
 		slot->qp_put = NULL;
 	}
-	if (slot->event == KIWI_CM_EVENT_CONNECT_REQUEST) {
-		spin_lock_irqsave(&priv->lock, flags);
-		target = priv->listener;
-		spin_unlock_irqrestore(&priv->lock, flags);
-	}
-	if (!target || !kiwi_event_enter(target, &d)) {
+	request = slot->event == KIWI_CM_EVENT_CONNECT_REQUEST;
+	if (request)
+		listener = kiwi_event_listener_get(priv);
+	if ((request && !listener) ||
+	    !kiwi_event_enter_all(priv, listener, &d, &dl)) {
 		/* owner gone: a request nobody will answer is rejected */
 		kiwi_event_release(priv, slot);
-		if (target != priv)
+		if (request)
 			kiwi_cm_destroy(priv);
-		return;
+		goto out_put_listener;
 	}
 	ret = priv->id.handler(&priv->id, &ev);
 	trace_kiwi_cm_deliver(&priv->id, ev.event, ev.status, ret);
-	kiwi_event_leave(target, &d);
+	kiwi_event_leave(priv, &d);
+	if (listener)
+		kiwi_event_leave(listener, &dl);
 	kiwi_event_release(priv, slot);
 	if (ret)
 		kiwi_cm_destroy(priv);
+out_put_listener:
+	if (listener)
+		kiwi_cm_put(listener);
 }
 
 /**
@@ -292,6 +365,24 @@ static void kiwi_event_commit(struct kiwi_cm_priv *priv,
 	kiwi_event_queue(priv, step.deliver, status, pdata, len, qp_put);
 }
 
+/*
+ * The core ends the connection itself: the owner gets the one terminal
+ * event, CLOSE with @status, and the QP is unpinned. For an upcall the
+ * provider was told to follow with nothing (its -ENOMEM answer).
+ */
+static void kiwi_event_end(struct kiwi_cm_priv *priv, int status)
+{
+	struct kiwi_cm_step step = {
+		.action = KIWI_CM_ACT_DELIVER,
+		.next = KIWI_CM_STATE_IDLE,
+		.deliver = KIWI_CM_EVENT_CLOSE,
+	};
+
+	lockdep_assert_held(&priv->lock);
+	priv->seen |= BIT(KIWI_CM_EVENT_CLOSE);
+	kiwi_event_commit(priv, step, status, NULL, 0);
+}
+
 static void *kiwi_event_copy(const struct kiwi_cm_event *ev)
 {
 	if (!ev->private_data_len)
@@ -337,6 +428,8 @@ static int kiwi_event_upcall(struct kiwi_cm_priv *priv,
 			priv->id.ord = ev->ord;
 		}
 		kiwi_event_commit(priv, step, status, pdata, len);
+		if (ret == -ENOMEM && priv->state != KIWI_CM_STATE_IDLE)
+			kiwi_event_end(priv, -ENOMEM);
 		break;
 	case KIWI_CM_ACT_ABSORB:
 		if (priv->state != KIWI_CM_STATE_DESTROYING)
@@ -355,21 +448,27 @@ static int kiwi_event_upcall(struct kiwi_cm_priv *priv,
 	return ret;
 }
 
-/* Make the child id a CONNECT_REQUEST creates, with the event queued. */
+/*
+ * Make the child id a CONNECT_REQUEST creates, with the event queued. It
+ * joins the device's list only complete, request queued, under the
+ * device's lock, so a DEVICE_REMOVAL can only come after the request.
+ */
 static int kiwi_event_child(struct kiwi_cm_priv *listener,
 			    const struct kiwi_cm_event *ev)
 {
+	struct kiwi_device *dev = listener->id.device;
 	struct kiwi_cm_priv *child;
 	unsigned long flags;
 	void *pdata;
+	int ret;
 
-	child = kiwi_cm_alloc(listener->id.device, GFP_ATOMIC);
+	child = kiwi_cm_alloc(dev, GFP_ATOMIC);
 	if (IS_ERR(child))
 		return PTR_ERR(child);
 	pdata = kiwi_event_copy(ev);
 	if (ev->private_data_len && !pdata) {
-		kiwi_cm_put(child);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_free_child;
 	}
 	child->id.handler = listener->id.handler;
 	child->id.context = listener->id.context;
@@ -378,16 +477,28 @@ static int kiwi_event_child(struct kiwi_cm_priv *listener,
 	child->id.remote_addr = ev->remote_addr;
 	child->id.ird = ev->ird;
 	child->id.ord = ev->ord;
-	child->listener = listener;	/* the caller's listener pin */
-
-	spin_lock_irqsave(&child->lock, flags);
 	child->flags |= KIWI_CM_F_USED;
 	child->seen |= BIT(KIWI_CM_EVENT_CONNECT_REQUEST);
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = kiwi_cm_link_locked(child);
+	if (ret)
+		goto err_unlock;
+	child->listener = listener;	/* the caller's listener pin */
+	spin_lock(&child->lock);
 	kiwi_cm_set_state(child, KIWI_CM_STATE_CONN_RECV);
 	kiwi_event_queue(child, KIWI_CM_EVENT_CONNECT_REQUEST, 0, pdata,
 			 ev->private_data_len, NULL);
-	spin_unlock_irqrestore(&child->lock, flags);
+	spin_unlock(&child->lock);
+	spin_unlock_irqrestore(&dev->lock, flags);
 	return 0;
+
+err_unlock:
+	spin_unlock_irqrestore(&dev->lock, flags);
+	kfree(pdata);
+err_free_child:
+	kiwi_cm_put(child);
+	return ret;
 }
 
 /* CONNECT_REQUEST on a listener: check the backlog, make a child. */
@@ -426,7 +537,8 @@ static int kiwi_event_request(struct kiwi_cm_priv *listener,
 
 	ret = kiwi_event_child(listener, ev);
 	if (ret) {
-		kiwi_device_count(dev, KIWI_DEV_CNT_ALLOC_DROPS);
+		if (ret == -ENOMEM)
+			kiwi_device_count(dev, KIWI_DEV_CNT_ALLOC_DROPS);
 		spin_lock_irqsave(&listener->lock, flags);
 		listener->pending--;
 		spin_unlock_irqrestore(&listener->lock, flags);
@@ -450,10 +562,14 @@ static int kiwi_event_request(struct kiwi_cm_priv *listener,
  * kiwi lock may be held. May be called from inside a provider op.
  * Return: 0 if queued or legitimately ignored (@id is being destroyed).
  * -ECONNREFUSED: a CONNECT_REQUEST was refused (backlog full, listener
- * going); the provider must reject the connection. -ENOMEM: no atomic
- * memory; for CONNECT_REQUEST the provider must reject the connection,
- * for other events the owner sees the event with status -ENOMEM and the
- * provider must abort the connection without further upcalls. -EINVAL:
+ * going); the provider must reject the connection. -ENODEV: a
+ * CONNECT_REQUEST while the device is being unregistered; the provider
+ * must reject the connection (not counted as an allocation drop).
+ * -ENOMEM: no atomic memory; for CONNECT_REQUEST the provider must reject
+ * the connection, for other events the owner sees the event with status
+ * -ENOMEM and, unless that event ended the connection, then CLOSE with
+ * status -ENOMEM (the QP is unpinned); the provider must abort the
+ * connection without further upcalls. -EINVAL:
  * a protocol violation (counted, WARNed once per device); the id has been
  * moved to a safe state.
  */

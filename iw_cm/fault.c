@@ -12,6 +12,18 @@
 #include "iwcm.h"
 
 static atomic_t kiwi_fault_countdown = ATOMIC_INIT(0);
+static atomic_t kiwi_fault_hook_countdown = ATOMIC_INIT(0);
+static void (*kiwi_fault_hook_fn)(void *data);
+static void *kiwi_fault_hook_data;
+
+/* Run the armed hook at its call, see kiwi_fault_hook_nth(). */
+static void kiwi_fault_run_hook(void)
+{
+	if (atomic_read(&kiwi_fault_hook_countdown) <= 0)
+		return;
+	if (atomic_dec_return(&kiwi_fault_hook_countdown) == 0)
+		READ_ONCE(kiwi_fault_hook_fn)(READ_ONCE(kiwi_fault_hook_data));
+}
 
 /**
  * kiwi_should_fail() - whether this allocation is the one to fail
@@ -21,6 +33,7 @@ static atomic_t kiwi_fault_countdown = ATOMIC_INIT(0);
  */
 bool kiwi_should_fail(void)
 {
+	kiwi_fault_run_hook();
 	if (atomic_read(&kiwi_fault_countdown) <= 0)
 		return false;
 	return atomic_dec_return(&kiwi_fault_countdown) == 0;
@@ -49,3 +62,26 @@ int kiwi_fault_remaining(void)
 	return atomic_read(&kiwi_fault_countdown);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_fault_remaining);
+
+/**
+ * kiwi_fault_hook_nth() - run a function at an allocation point
+ * @nth: run @fn at the nth allocation point from now (1 = the next);
+ *	0 disarms
+ * @fn: the function; it runs in the allocating context, so the test
+ *	must make that process context (e.g. a KIWI_MOCK_PROCESS upcall)
+ *	if @fn sleeps
+ * @data: passed to @fn
+ *
+ * Lets a test run something exactly between two steps of the core, e.g.
+ * between allocating a child id and queueing its request.
+ *
+ * Context: any context.
+ */
+void kiwi_fault_hook_nth(int nth, void (*fn)(void *data), void *data)
+{
+	atomic_set(&kiwi_fault_hook_countdown, 0);
+	WRITE_ONCE(kiwi_fault_hook_fn, fn);
+	WRITE_ONCE(kiwi_fault_hook_data, data);
+	atomic_set(&kiwi_fault_hook_countdown, nth);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_fault_hook_nth);

@@ -132,6 +132,7 @@ void kiwi_cm_set_state(struct kiwi_cm_priv *priv, enum kiwi_cm_state state);
 int kiwi_cm_init(void);
 void kiwi_cm_exit(void);
 struct kiwi_cm_priv *kiwi_cm_alloc(struct kiwi_device *dev, gfp_t gfp);
+int kiwi_cm_link_locked(struct kiwi_cm_priv *priv);
 void kiwi_cm_get(struct kiwi_cm_priv *priv);
 void kiwi_cm_put(struct kiwi_cm_priv *priv);
 void kiwi_cm_destroy(struct kiwi_cm_priv *priv);

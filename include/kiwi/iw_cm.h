@@ -196,6 +196,7 @@ void kiwi_cm_id_flush(struct kiwi_cm_id *id);
 int kiwi_cm_live_ids(void);
 void kiwi_fault_fail_nth(int nth);
 int kiwi_fault_remaining(void);
+void kiwi_fault_hook_nth(int nth, void (*fn)(void *data), void *data);
 unsigned int kiwi_device_set_drain_timeout(unsigned int secs);
 struct seq_file;
 void kiwi_debugfs_show_ids(struct seq_file *m, struct kiwi_device *dev);

@@ -207,6 +207,23 @@ static void cm_passive_reject(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_REJECT), 1);
 }
 
+/*
+ * iw_reject fails: the request stays unanswered (CONN_RECV), so destroy
+ * still tells the provider to reject it.
+ */
+static void cm_reject_fails(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_id *child = kiwi_ulp_request(u, kiwi_ulp_listen(u, 0));
+
+	kiwi_mock_fail(u->m, KIWI_MOCK_REJECT, -EIO);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_reject(child, NULL, 0), -EIO);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(child), KIWI_CM_STATE_CONN_RECV);
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_cnt(u, KIWI_DEV_CNT_REJECTS), 0);
+	kiwi_ulp_destroy(u, child);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_REJECT), 2);
+}
+
 /* 2006 question 1: reject on the active side is -EINVAL, a no-op. */
 static void cm_q1_reject_active_side(struct kunit *test)
 {
@@ -619,6 +636,7 @@ static struct kunit_case cm_cases[] = {
 	KUNIT_CASE(cm_passive_accept),
 	KUNIT_CASE(cm_passive_reject),
 	KUNIT_CASE(cm_q1_reject_active_side),
+	KUNIT_CASE(cm_reject_fails),
 	KUNIT_CASE(cm_q2_accept_then_mpa_fails),
 	KUNIT_CASE(cm_q3_graceful_teardown),
 	KUNIT_CASE(cm_q3_abortive_teardown),

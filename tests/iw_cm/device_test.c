@@ -8,11 +8,11 @@
 #include <linux/err.h>
 #include <linux/in.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
-#include <net/net_namespace.h>
 
 #include <kiwi/iw_cm.h>
 #include <kiwi/provider.h>
@@ -83,9 +83,13 @@ static void device_clients(struct kunit *test)
 					      .add = client_add,
 					      .remove = client_remove } };
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
-	struct net_device *lo = init_net.loopback_dev;
 	struct kiwi_device *dev;
+	struct net_device *nd;
 	struct kiwi_mock *m2;
+
+	/* lookup compares pointers; a real netdev may have a real RNIC */
+	nd = kunit_kzalloc(test, sizeof(*nd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nd);
 
 	kiwi_register_client(&log.client);
 	KUNIT_EXPECT_TRUE(test, logged(log.added, log.nadded, u->dev));
@@ -98,9 +102,12 @@ static void device_clients(struct kunit *test)
 	kiwi_unregister_client(&log.client);
 	KUNIT_EXPECT_TRUE(test, logged(log.removed, log.nremoved, u->dev));
 
-	KUNIT_EXPECT_NULL(test, kiwi_device_get_by_netdev(lo));
-	u->dev->netdev = lo;
-	dev = kiwi_device_get_by_netdev(lo);
+	dev = kiwi_device_get_by_netdev(nd);
+	KUNIT_EXPECT_NULL(test, dev);
+	if (dev)
+		kiwi_device_put(dev);
+	u->dev->netdev = nd;
+	dev = kiwi_device_get_by_netdev(nd);
 	u->dev->netdev = NULL;
 	KUNIT_EXPECT_PTR_EQ(test, dev, u->dev);
 	if (dev)
@@ -171,6 +178,76 @@ static void device_removal_live(struct kunit *test)
 	flush_work(&au.work);
 	destroy_work_on_stack(&au.work);
 	KUNIT_EXPECT_EQ(test, atomic_read(&m->qps_alive), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_live_ids(), u->live_ids);
+	kfree(m);
+}
+
+struct unregister_in_request {
+	struct kiwi_ulp *u;
+	struct async_unregister au;
+	int n;
+	bool told;
+};
+
+/* Starts unregistering; returns once the listener got DEVICE_REMOVAL. */
+static void unregister_in_request_hook(void *data)
+{
+	struct unregister_in_request *r = data;
+
+	queue_work(system_unbound_wq, &r->au.work);
+	/* DEVICE_REMOVAL is queued on every listed id in one pass */
+	r->told = kiwi_ulp_wait(r->u, r->n + 1);
+}
+
+/*
+ * A CONNECT_REQUEST races with unregister: the device starts going
+ * between the child's allocation and its request being queued. The
+ * child must never be seen half made (no DEVICE_REMOVAL to a child that
+ * has no handler yet, or before its request): the upcall is refused with
+ * -ENODEV, which is not an allocation failure.
+ */
+static void device_request_while_unregistering(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_event ev = { .event = T_REQUEST, .private_data = "r",
+				    .private_data_len = 1 };
+	struct kiwi_cm_id *l = kiwi_ulp_listen(u, 0);
+	struct unregister_in_request r = { .u = u };
+	int live = kiwi_cm_live_ids();
+	struct kiwi_mock *m = u->m;
+	char got[8];
+
+	INIT_WORK_ONSTACK(&r.au.work, async_unregister_fn);
+	init_completion(&r.au.done);
+	r.au.dev = u->dev;
+	r.n = kiwi_ulp_count(u);
+	u->m = NULL; /* the test unregisters, not the fixture */
+	/* allocation point 1: the child; 2: its private data */
+	kiwi_fault_hook_nth(2, unregister_in_request_hook, &r);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_inject(m, l, &ev, KIWI_MOCK_PROCESS),
+			-ENODEV);
+	kiwi_fault_hook_nth(0, NULL, NULL);
+	KUNIT_EXPECT_TRUE(test, r.told);
+	msleep(100);
+	kiwi_t_events(u, l, r.n, got, sizeof(got));
+	KUNIT_EXPECT_STREQ(test, got, "X");
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_count(u), r.n + 1);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_live_ids(), live);
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_cnt(u, KIWI_DEV_CNT_ALLOC_DROPS), 0);
+	/* the listener lives on, its device is dying: refused, not a drop */
+	KUNIT_EXPECT_EQ(test, kiwi_mock_inject(m, l, &ev, KIWI_MOCK_PROCESS),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_cnt(u, KIWI_DEV_CNT_ALLOC_DROPS), 0);
+
+	kiwi_ulp_destroy(u, l);
+	while (u->nqps)
+		kiwi_destroy_qp(u->qps[--u->nqps]);
+	kiwi_destroy_cq(u->cq);
+	kiwi_mock_release_all(m);
+	KUNIT_EXPECT_TRUE(test,
+			  wait_for_completion_timeout(&r.au.done, 5 * HZ));
+	flush_work(&r.au.work);
+	destroy_work_on_stack(&r.au.work);
 	KUNIT_EXPECT_EQ(test, kiwi_cm_live_ids(), u->live_ids);
 	kfree(m);
 }
@@ -350,6 +427,7 @@ static struct kunit_case device_cases[] = {
 	KUNIT_CASE(device_registry),
 	KUNIT_CASE(device_clients),
 	KUNIT_CASE(device_removal_live),
+	KUNIT_CASE(device_request_while_unregistering),
 	KUNIT_CASE(device_leak_gives_up),
 	KUNIT_CASE(verbs_objects),
 	KUNIT_CASE(cm_init_qp_attr),

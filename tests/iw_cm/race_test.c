@@ -281,6 +281,34 @@ static void race_pdata_copy_fails_atomic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.pdata0, 'a');
 }
 
+/*
+ * The private data copy of a DISCONNECT fails: the provider was told to
+ * abort without further upcalls, so the core itself ends the connection
+ * with the one terminal event (CLOSE) and unpins the QP.
+ */
+static void race_pdata_copy_fails_mid_connection(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_event ev = { .event = KIWI_CM_EVENT_DISCONNECT,
+				    .private_data = "d",
+				    .private_data_len = 1 };
+	struct kiwi_cm_id *id = kiwi_ulp_established(u);
+	int n = kiwi_ulp_count(u);
+	char got[8];
+
+	kiwi_fault_fail_nth(1);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_inject(u->m, id, &ev, KIWI_MOCK_SOFTIRQ),
+			-ENOMEM);
+	kiwi_fault_fail_nth(0);
+	kiwi_cm_id_flush(id);
+	kiwi_t_events(u, id, n, got, sizeof(got));
+	KUNIT_EXPECT_STREQ(test, got, "DC");
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_rec(u, n).status, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_rec(u, n + 1).status, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(id), KIWI_CM_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_REM_REF), 1);
+}
+
 struct reenter {
 	int reply_ret;
 	int request_ret;
@@ -348,10 +376,140 @@ static void race_destroy_from_reclaim_worker(struct kunit *test)
 	wq = async_destroy(test, &ad, u, id);
 	KUNIT_EXPECT_TRUE(test,
 			  kiwi_t_wait_state(id, KIWI_CM_STATE_DESTROYING));
+	msleep(50);
+	/* the reclaim worker is blocked on the running handler */
+	KUNIT_EXPECT_FALSE(test, completion_done(&ad.done));
 	complete(&b.release);
 	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&ad.done, 5 * HZ));
 	async_destroy_end(wq, &ad);
 	KUNIT_EXPECT_TRUE(test, kiwi_mock_release(u->m, id));
+}
+
+struct destroy_both {
+	struct kiwi_cm_id *listener;
+	struct completion done;
+};
+
+static int destroy_both_hook(struct kiwi_ulp *u, struct kiwi_cm_id *id,
+			     const struct kiwi_cm_event *ev)
+{
+	struct destroy_both *db = u->hook_data;
+
+	if (ev->event != T_REQUEST)
+		return 0;
+	kiwi_ulp_destroy(u, db->listener);
+	kiwi_ulp_destroy(u, id);
+	complete(&db->done);
+	return 0;
+}
+
+/*
+ * The request handler destroys the listener, then the child (which held
+ * the listener's last reference): the core must not touch the freed
+ * listener when the handler returns (KASAN).
+ */
+static void race_request_handler_destroys_listener_and_child(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct destroy_both db;
+
+	db.listener = kiwi_ulp_listen(u, 0);
+	init_completion(&db.done);
+	u->hook_data = &db;
+	u->hook = destroy_both_hook;
+	KUNIT_ASSERT_EQ(test, kiwi_ulp_ev(u, db.listener, T_REQUEST, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&db.done, 5 * HZ));
+	KUNIT_EXPECT_TRUE(test, kiwi_t_wait_calls(u->m, KIWI_MOCK_REJECT, 1));
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_DESTROY_LISTEN),
+			1);
+	msleep(50);	/* let the worker return from the handler */
+	u->hook = NULL;
+}
+
+/* Destroying a child waits for its own CONNECT_REQUEST handler. */
+static void race_child_destroyed_in_request_handler(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_cm_id *l = kiwi_ulp_listen(u, 0);
+	struct workqueue_struct *wq;
+	struct async_destroy ad;
+	struct kiwi_cm_id *child;
+	struct kiwi_t_block b;
+
+	kiwi_t_block_init(u, &b, T_REQUEST);
+	KUNIT_ASSERT_EQ(test, kiwi_ulp_ev(u, l, T_REQUEST, 0), 0);
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&b.entered, 5 * HZ));
+	child = kiwi_ulp_rec(u, 0).id;
+	wq = async_destroy(test, &ad, u, child);
+	KUNIT_EXPECT_TRUE(test,
+			  kiwi_t_wait_state(child, KIWI_CM_STATE_DESTROYING));
+	msleep(50);
+	/* the handler is still running: destroy must not have returned */
+	KUNIT_EXPECT_FALSE(test, completion_done(&ad.done));
+	complete(&b.release);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&ad.done, 5 * HZ));
+	async_destroy_end(wq, &ad);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_REJECT), 1);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(l), KIWI_CM_STATE_LISTEN);
+}
+
+struct mutual {
+	struct kiwi_cm_id *a;
+	struct kiwi_cm_id *b;
+	struct completion in_a;
+	struct completion in_b;
+	struct completion done_a;
+	struct completion done_b;
+};
+
+static int mutual_hook(struct kiwi_ulp *u, struct kiwi_cm_id *id,
+		       const struct kiwi_cm_event *ev)
+{
+	struct mutual *mu = u->hook_data;
+	bool is_a = id == mu->a;
+
+	if (ev->event != KIWI_CM_EVENT_DISCONNECT)
+		return 0;
+	complete(is_a ? &mu->in_a : &mu->in_b);
+	wait_for_completion_timeout(is_a ? &mu->in_b : &mu->in_a, 5 * HZ);
+	kiwi_ulp_destroy(u, is_a ? mu->b : mu->a);
+	complete(is_a ? &mu->done_a : &mu->done_b);
+	return 0;
+}
+
+/*
+ * Two handlers running at once destroy each other's ids (a proxy ULP
+ * tearing down both halves): neither destroy may wait for the other.
+ */
+static void race_handlers_destroy_each_other(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct mutual mu;
+
+	mu.a = kiwi_ulp_established(u);
+	mu.b = kiwi_ulp_established(u);
+	init_completion(&mu.in_a);
+	init_completion(&mu.in_b);
+	init_completion(&mu.done_a);
+	init_completion(&mu.done_b);
+	u->hook_data = &mu;
+	u->hook = mutual_hook;
+	KUNIT_ASSERT_EQ(test,
+			kiwi_ulp_ev(u, mu.a, KIWI_CM_EVENT_DISCONNECT, 0), 0);
+	KUNIT_ASSERT_EQ(test,
+			kiwi_ulp_ev(u, mu.b, KIWI_CM_EVENT_DISCONNECT, 0), 0);
+	KUNIT_EXPECT_TRUE(test,
+			  wait_for_completion_timeout(&mu.done_a, 10 * HZ));
+	KUNIT_EXPECT_TRUE(test,
+			  wait_for_completion_timeout(&mu.done_b, 10 * HZ));
+	kiwi_cm_id_flush(mu.a);
+	kiwi_cm_id_flush(mu.b);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(mu.a),
+			KIWI_CM_STATE_DESTROYING);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(mu.b),
+			KIWI_CM_STATE_DESTROYING);
+	u->hook = NULL;
 }
 
 static const enum kiwi_mock_ctx ctx_cases[] = {
@@ -422,8 +580,12 @@ static struct kunit_case race_cases[] = {
 	KUNIT_CASE(race_listener_destroyed_request_queued),
 	KUNIT_CASE(race_listener_destroyed_in_request_handler),
 	KUNIT_CASE(race_pdata_copy_fails_atomic),
+	KUNIT_CASE(race_pdata_copy_fails_mid_connection),
 	KUNIT_CASE(race_provider_reenters),
 	KUNIT_CASE(race_destroy_from_reclaim_worker),
+	KUNIT_CASE(race_request_handler_destroys_listener_and_child),
+	KUNIT_CASE(race_child_destroyed_in_request_handler),
+	KUNIT_CASE(race_handlers_destroy_each_other),
 	KUNIT_CASE_PARAM(race_upcall_contexts, ctx_gen_params),
 	{}
 };

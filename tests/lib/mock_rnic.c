@@ -389,6 +389,21 @@ static const struct kiwi_provider_ops kiwi_mock_ops = {
  */
 struct kiwi_mock *kiwi_mock_create(const char *name)
 {
+	return kiwi_mock_create_on(name, NULL);
+}
+EXPORT_SYMBOL_GPL(kiwi_mock_create);
+
+/**
+ * kiwi_mock_create_on() - create and register a mock RNIC on a net_device
+ * @name: device name, unique among registered kiwi devices
+ * @netdev: the net_device the device is bound to, or NULL
+ *
+ * Context: process context; sleeps.
+ * Return: the mock, or an ERR_PTR().
+ */
+struct kiwi_mock *kiwi_mock_create_on(const char *name,
+				      struct net_device *netdev)
+{
 	struct kiwi_mock *m;
 	int ret;
 
@@ -397,6 +412,7 @@ struct kiwi_mock *kiwi_mock_create(const char *name)
 		return ERR_PTR(-ENOMEM);
 	strscpy(m->dev.name, name, sizeof(m->dev.name));
 	m->dev.ops = &kiwi_mock_ops;
+	m->dev.netdev = netdev;
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->qps);
 	ret = kiwi_register_device(&m->dev);
@@ -406,7 +422,7 @@ struct kiwi_mock *kiwi_mock_create(const char *name)
 	}
 	return m;
 }
-EXPORT_SYMBOL_GPL(kiwi_mock_create);
+EXPORT_SYMBOL_GPL(kiwi_mock_create_on);
 
 /**
  * kiwi_mock_destroy() - unregister and free a mock RNIC
