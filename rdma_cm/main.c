@@ -3,16 +3,35 @@
  * kiwi_rdmacm: module entry points of the RDMA CM front end for kernel ULPs.
  */
 #include <linux/module.h>
+#include <linux/workqueue.h>
 
-#include <kiwi/iw_cm.h>
+#include "rdmacm.h"
+
+struct workqueue_struct *kiwi_rdma_wq;
+
+static struct kiwi_client kiwi_rdma_client = {
+	.name = "kiwi_rdmacm",
+	.remove = kiwi_rdma_device_remove,
+};
 
 static int __init kiwi_rdmacm_init(void)
 {
-	return kiwi_iwcm_require();
+	int ret;
+
+	ret = kiwi_iwcm_require();
+	if (ret)
+		return ret;
+	kiwi_rdma_wq = alloc_ordered_workqueue("kiwi_rdmacm", WQ_MEM_RECLAIM);
+	if (!kiwi_rdma_wq)
+		return -ENOMEM;
+	kiwi_register_client(&kiwi_rdma_client);
+	return 0;
 }
 
 static void __exit kiwi_rdmacm_exit(void)
 {
+	kiwi_unregister_client(&kiwi_rdma_client);
+	destroy_workqueue(kiwi_rdma_wq);
 }
 
 module_init(kiwi_rdmacm_init);

@@ -28,3 +28,4 @@ kunit_test_suite(rdmacm_module_suite);
 
 MODULE_DESCRIPTION("KUnit: kiwi_rdmacm module and ULP names");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

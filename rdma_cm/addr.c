@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Addresses: binding and ports, and address and route resolution over the
+ * kernel's routing tables in the id's network namespace.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/random.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/route.h>
+
+#include "rdmacm.h"
+
+static bool kiwi_rdma_family_ok(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET || sa->sa_family == AF_INET6;
+}
+
+static size_t kiwi_rdma_addr_size(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return sizeof(struct sockaddr_in);
+	return sizeof(struct sockaddr_in6);
+}
+
+static __be16 *kiwi_rdma_portp(struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return &((struct sockaddr_in *)ss)->sin_port;
+	return &((struct sockaddr_in6 *)ss)->sin6_port;
+}
+
+static bool kiwi_rdma_any(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)ss)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+static bool kiwi_rdma_same_addr(const struct sockaddr_storage *a,
+				const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr);
+}
+
+/* Does another bound id of the namespace hold @port on an overlapping address? */
+static bool kiwi_rdma_port_busy(struct kiwi_rdma_priv *priv, __be16 port)
+{
+	struct sockaddr_storage *mine = &priv->id.route.addr.src_addr;
+	struct kiwi_rdma_priv *other;
+
+	lockdep_assert_held(&kiwi_rdma_lock);
+	list_for_each_entry(other, &kiwi_rdma_ids, node) {
+		struct sockaddr_storage *theirs = &other->id.route.addr.src_addr;
+
+		if (other == priv || !other->bound || other->net != priv->net ||
+		    *kiwi_rdma_portp(theirs) != port)
+			continue;
+		if (kiwi_rdma_any(mine) || kiwi_rdma_any(theirs) ||
+		    kiwi_rdma_same_addr(mine, theirs))
+			return true;
+	}
+	return false;
+}
+
+static int kiwi_rdma_port_pick(struct kiwi_rdma_priv *priv)
+{
+	int low, high, n, i, port;
+
+	inet_get_local_port_range(priv->net, &low, &high);
+	n = high - low + 1;
+	port = low + get_random_u32() % n;
+	for (i = 0; i < n; i++, port = port == high ? low : port + 1) {
+		if (!kiwi_rdma_port_busy(priv, htons(port)))
+			return port;
+	}
+	return -EADDRNOTAVAIL;
+}
+
+/**
+ * kiwi_rdma_port_get() - take the port in the id's source address
+ * @priv: the id, its source address set
+ *
+ * Port 0 picks a free port in the namespace's ephemeral range.
+ *
+ * Return: 0, or -EADDRINUSE / -EADDRNOTAVAIL.
+ */
+int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv)
+{
+	__be16 *portp = kiwi_rdma_portp(&priv->id.route.addr.src_addr);
+	int ret = 0;
+
+	mutex_lock(&kiwi_rdma_lock);
+	if (!*portp) {
+		ret = kiwi_rdma_port_pick(priv);
+		if (ret > 0) {
+			*portp = htons(ret);
+			ret = 0;
+		}
+	} else if (kiwi_rdma_port_busy(priv, *portp)) {
+		ret = -EADDRINUSE;
+	}
+	priv->bound = !ret;
+	mutex_unlock(&kiwi_rdma_lock);
+	return ret;
+}
+
+/**
+ * kiwi_rdma_port_put() - give the id's port back
+ * @priv: the id
+ */
+void kiwi_rdma_port_put(struct kiwi_rdma_priv *priv)
+{
+	mutex_lock(&kiwi_rdma_lock);
+	priv->bound = false;
+	mutex_unlock(&kiwi_rdma_lock);
+}
+
+/* The net_device holding a local address, with a reference; or NULL. */
+static struct net_device *kiwi_rdma_addr_netdev(struct net *net,
+						const struct sockaddr_storage *ss)
+{
+	struct net_device *nd;
+
+	if (ss->ss_family == AF_INET)
+		return ip_dev_find(net,
+				   ((const struct sockaddr_in *)ss)->sin_addr.s_addr);
+	rcu_read_lock();
+	nd = ipv6_dev_find(net, &((const struct sockaddr_in6 *)ss)->sin6_addr,
+			   NULL);
+	dev_hold(nd);
+	rcu_read_unlock();
+	return nd;
+}
+
+/* Find the kiwi device owning a specific local address. */
+static int kiwi_rdma_bind_device(struct kiwi_rdma_priv *priv)
+{
+	struct net_device *nd;
+	struct kiwi_device *dev;
+
+	nd = kiwi_rdma_addr_netdev(priv->net, &priv->id.route.addr.src_addr);
+	if (!nd)
+		return -EADDRNOTAVAIL;
+	dev = kiwi_device_get_by_netdev(nd);
+	dev_put(nd);
+	if (!dev)
+		return -ENODEV;
+	kiwi_rdma_set_device(priv, dev, true);
+	return 0;
+}
+
+static int kiwi_rdma_do_bind(struct kiwi_rdma_priv *priv,
+			     const struct sockaddr *addr)
+{
+	int ret;
+
+	memset(&priv->id.route.addr.src_addr, 0,
+	       sizeof(priv->id.route.addr.src_addr));
+	memcpy(&priv->id.route.addr.src_addr, addr, kiwi_rdma_addr_size(addr));
+	if (!kiwi_rdma_any(&priv->id.route.addr.src_addr)) {
+		ret = kiwi_rdma_bind_device(priv);
+		if (ret)
+			return ret;
+	}
+	ret = kiwi_rdma_port_get(priv);
+	if (ret)
+		kiwi_rdma_clear_device(priv);
+	return ret;
+}
+
+/**
+ * kiwi_rdma_bind_addr() - bind an id to a local address and port
+ * @id: an IDLE id
+ * @addr: IPv4 or IPv6 address; a specific one must belong to a net_device
+ *	of the id's namespace with a kiwi device; port 0 picks a free port
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EAFNOSUPPORT for another family; -EINVAL if the id is not
+ * IDLE; -EADDRNOTAVAIL if no interface has the address (or no port is
+ * free); -ENODEV if no kiwi device is bound to that interface;
+ * -EADDRINUSE if another id of the namespace holds the port on an
+ * overlapping address.
+ */
+int kiwi_rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	int ret;
+
+	might_sleep();
+	if (!kiwi_rdma_family_ok(addr))
+		return -EAFNOSUPPORT;
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_BIND);
+	if (ret)
+		return ret;
+	ret = kiwi_rdma_do_bind(priv, addr);
+	if (ret)
+		kiwi_rdma_undo(priv, KIWI_RDMA_ADDR_BOUND);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_bind_addr);
+
+/* Bind an IDLE id to @src, or to the wildcard address of @dst's family. */
+static int kiwi_rdma_autobind(struct kiwi_rdma_priv *priv,
+			      struct sockaddr *src, const struct sockaddr *dst)
+{
+	struct sockaddr_storage any = { .ss_family = dst->sa_family };
+
+	if (kiwi_rdma_state_of(priv) != KIWI_RDMA_IDLE)
+		return 0;
+	if (!src)
+		src = (struct sockaddr *)&any;
+	return kiwi_rdma_bind_addr(&priv->id, src);
+}
+
+static void kiwi_rdma_queue(struct kiwi_rdma_priv *priv)
+{
+	queue_work(kiwi_rdma_wq, &priv->resolve_work);
+}
+
+/**
+ * kiwi_rdma_resolve_addr() - find the source address and the kiwi device
+ * @id: an IDLE or bound id
+ * @src_addr: source address to bind an IDLE id to, or NULL for any
+ * @dst_addr: the peer's address and port
+ * @timeout_ms: bound on the resolution (see Documentation/rdma_cm.rst)
+ *
+ * Looks the route to @dst_addr up in the id's namespace; its egress
+ * interface names the kiwi device (loopback included). The outcome comes
+ * as ADDR_RESOLVED or ADDR_ERROR (status: the routing error, or -ENODEV
+ * without a kiwi device on the egress interface).
+ *
+ * Context: process context; sleeps.
+ * Return: 0 (an event follows); -EAFNOSUPPORT or -EINVAL for mismatched
+ * families; -EINVAL in another state; or a bind error.
+ */
+int kiwi_rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
+			   const struct sockaddr *dst_addr,
+			   unsigned long timeout_ms)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	int ret;
+
+	might_sleep();
+	if (!kiwi_rdma_family_ok(dst_addr))
+		return -EAFNOSUPPORT;
+	if (src_addr && src_addr->sa_family != dst_addr->sa_family)
+		return -EINVAL;
+	ret = kiwi_rdma_autobind(priv, src_addr, dst_addr);
+	if (ret)
+		return ret;
+	if (id->route.addr.src_addr.ss_family != dst_addr->sa_family)
+		return -EINVAL;
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_RESOLVE_ADDR);
+	if (ret)
+		return ret;
+	memset(&id->route.addr.dst_addr, 0, sizeof(id->route.addr.dst_addr));
+	memcpy(&id->route.addr.dst_addr, dst_addr,
+	       kiwi_rdma_addr_size(dst_addr));
+	kiwi_rdma_queue(priv);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_resolve_addr);
+
+/**
+ * kiwi_rdma_resolve_route() - look the route up again, with the id's TOS
+ * @id: an id whose address is resolved
+ * @timeout_ms: bound on the resolution
+ *
+ * The outcome comes as ROUTE_RESOLVED or ROUTE_ERROR.
+ *
+ * Context: process context; sleeps.
+ * Return: 0 (an event follows), or -EINVAL if the address is not resolved.
+ */
+int kiwi_rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	int ret;
+
+	might_sleep();
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_RESOLVE_ROUTE);
+	if (ret)
+		return ret;
+	kiwi_rdma_queue(priv);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_resolve_route);
+
+/* IPv4 route: egress device, and the source address if none is bound. */
+static int kiwi_rdma_route4(struct kiwi_rdma_priv *priv,
+			    struct kiwi_device **devp)
+{
+	struct sockaddr_in *src = (void *)&priv->id.route.addr.src_addr;
+	struct sockaddr_in *dst = (void *)&priv->id.route.addr.dst_addr;
+	struct flowi4 fl4 = {
+		.daddr = dst->sin_addr.s_addr,
+		.saddr = src->sin_addr.s_addr,
+		.flowi4_tos = RT_TOS(READ_ONCE(priv->id.route.tos)),
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(priv->net, &fl4);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+	src->sin_addr.s_addr = fl4.saddr;
+	priv->id.route.ifindex = rt->dst.dev->ifindex;
+	*devp = kiwi_device_get_by_netdev(rt->dst.dev);
+	ip_rt_put(rt);
+	return 0;
+}
+
+/* IPv6 route: egress device, and the source address if none is bound. */
+static int kiwi_rdma_route6(struct kiwi_rdma_priv *priv,
+			    struct kiwi_device **devp)
+{
+	struct sockaddr_in6 *src = (void *)&priv->id.route.addr.src_addr;
+	struct sockaddr_in6 *dst = (void *)&priv->id.route.addr.dst_addr;
+	struct flowi6 fl6 = {
+		.daddr = dst->sin6_addr,
+		.saddr = src->sin6_addr,
+		.flowi6_oif = dst->sin6_scope_id,
+		.flowlabel = ip6_make_flowinfo(READ_ONCE(priv->id.route.tos), 0),
+	};
+	struct dst_entry *de;
+	int ret;
+
+	de = ip6_route_output(priv->net, NULL, &fl6);
+	ret = de->error;
+	if (!ret && ipv6_addr_any(&src->sin6_addr) &&
+	    ipv6_dev_get_saddr(priv->net, de->dev, &fl6.daddr, 0,
+			       &src->sin6_addr))
+		ret = -EADDRNOTAVAIL;
+	if (!ret) {
+		priv->id.route.ifindex = de->dev->ifindex;
+		*devp = kiwi_device_get_by_netdev(de->dev);
+	}
+	dst_release(de);
+	return ret;
+}
+
+/* Route lookup for the id; it gets the egress device unless it has one. */
+static int kiwi_rdma_lookup(struct kiwi_rdma_priv *priv)
+{
+	struct kiwi_device *dev = NULL;
+	int ret;
+
+	if (priv->id.route.addr.dst_addr.ss_family == AF_INET)
+		ret = kiwi_rdma_route4(priv, &dev);
+	else
+		ret = kiwi_rdma_route6(priv, &dev);
+	if (ret)
+		return ret;
+	if (!dev)
+		return priv->id.device ? 0 : -ENODEV;
+	if (priv->id.device)
+		kiwi_device_put(dev);
+	else
+		kiwi_rdma_set_device(priv, dev, true);
+	return 0;
+}
+
+/* One resolution step: ADDR_QUERY or ROUTE_QUERY to its outcome. */
+static bool kiwi_rdma_resolve_step(struct kiwi_rdma_priv *priv,
+				   struct rdma_cm_event *ev)
+{
+	enum kiwi_rdma_state state = kiwi_rdma_state_of(priv);
+	bool addr = state == KIWI_RDMA_ADDR_QUERY;
+	int ret;
+
+	if (!addr && state != KIWI_RDMA_ROUTE_QUERY)
+		return false;
+	ret = kiwi_rdma_lookup(priv);
+	ev->status = ret;
+	if (ret) {
+		ev->event = addr ? RDMA_CM_EVENT_ADDR_ERROR :
+				   RDMA_CM_EVENT_ROUTE_ERROR;
+		return kiwi_rdma_move(priv, state, priv->from);
+	}
+	ev->event = addr ? RDMA_CM_EVENT_ADDR_RESOLVED :
+			   RDMA_CM_EVENT_ROUTE_RESOLVED;
+	return kiwi_rdma_move(priv, state, addr ? KIWI_RDMA_ADDR_RESOLVED :
+						  KIWI_RDMA_ROUTE_RESOLVED);
+}
+
+/**
+ * kiwi_rdma_resolve_work() - run a resolution and tell the ULP
+ * @work: the id's resolve_work
+ *
+ * Context: a workqueue worker.
+ */
+void kiwi_rdma_resolve_work(struct work_struct *work)
+{
+	struct kiwi_rdma_priv *priv = container_of(work, struct kiwi_rdma_priv,
+						   resolve_work);
+	struct rdma_cm_event ev = {};
+
+	if (!kiwi_rdma_resolve_step(priv, &ev))
+		return;		/* destroyed meanwhile */
+	if (kiwi_rdma_deliver(priv, &ev))
+		kiwi_rdma_teardown(priv, work);
+}

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections: listen, connect, accept, reject, disconnect over the iw_cm
+ * core, and the QP an id owns.
+ */
+#include <linux/errno.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+
+#include "rdmacm.h"
+
+/* Give the id an iw_cm id with its addresses. */
+static int kiwi_rdma_cm_create(struct kiwi_rdma_priv *priv)
+{
+	struct kiwi_cm_id *cm;
+
+	cm = kiwi_cm_create_id(priv->id.device, kiwi_rdma_cm_handler, priv);
+	if (IS_ERR(cm))
+		return PTR_ERR(cm);
+	cm->local_addr = priv->id.route.addr.src_addr;
+	cm->remote_addr = priv->id.route.addr.dst_addr;
+	mutex_lock(&kiwi_rdma_lock);
+	priv->cm = cm;
+	mutex_unlock(&kiwi_rdma_lock);
+	return 0;
+}
+
+static void kiwi_rdma_cm_drop(struct kiwi_rdma_priv *priv)
+{
+	struct kiwi_cm_id *cm;
+
+	mutex_lock(&kiwi_rdma_lock);
+	cm = priv->cm;
+	priv->cm = NULL;
+	mutex_unlock(&kiwi_rdma_lock);
+	kiwi_cm_destroy_id(cm);
+}
+
+static void kiwi_rdma_param(struct kiwi_rdma_priv *priv,
+			    const struct rdma_conn_param *p,
+			    struct kiwi_conn_param *out)
+{
+	out->private_data = p->private_data;
+	out->private_data_len = p->private_data_len;
+	out->ird = p->responder_resources;
+	out->ord = p->initiator_depth;
+	out->qpn = priv->id.qp ? priv->id.qp->qpn : p->qp_num;
+}
+
+/**
+ * kiwi_rdma_listen() - listen for connect requests
+ * @id: an id bound to a specific local address
+ * @backlog: pending requests allowed; 0 or less for the default
+ *
+ * Each request comes as CONNECT_REQUEST on a new id. The provider's
+ * create_listen runs with no lock of this module held.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EINVAL if the id is not bound; -EADDRNOTAVAIL if it is
+ * bound to a wildcard address (not supported yet); -ENODEV if the device
+ * is going; or the provider's error.
+ */
+int kiwi_rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	int ret;
+
+	might_sleep();
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_LISTEN);
+	if (ret)
+		return ret;
+	ret = -EADDRNOTAVAIL;
+	if (!id->device)
+		goto err_undo;
+	ret = kiwi_rdma_cm_create(priv);
+	if (ret)
+		goto err_undo;
+	ret = kiwi_cm_listen(priv->cm, backlog);
+	if (ret)
+		goto err_drop_cm;
+	return 0;
+
+err_drop_cm:
+	kiwi_rdma_cm_drop(priv);
+err_undo:
+	kiwi_rdma_undo(priv, KIWI_RDMA_LISTEN);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_listen);
+
+/**
+ * kiwi_rdma_connect() - connect to the resolved peer
+ * @id: an id whose route is resolved
+ * @conn_param: private data, IRD (responder_resources), ORD
+ *	(initiator_depth), and the QP number if the id has no QP
+ *
+ * The outcome comes as ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EINVAL without @conn_param, in another state or for values
+ * the device refuses; -ENODEV if the device is going; or the provider's
+ * error (the route stays resolved).
+ */
+int kiwi_rdma_connect(struct rdma_cm_id *id,
+		      struct rdma_conn_param *conn_param)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	struct kiwi_conn_param p = {};
+	int ret;
+
+	might_sleep();
+	if (!conn_param)
+		return -EINVAL;
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_CONNECT);
+	if (ret)
+		return ret;
+	ret = kiwi_rdma_cm_create(priv);
+	if (ret)
+		goto err_undo;
+	kiwi_rdma_param(priv, conn_param, &p);
+	ret = kiwi_cm_connect(priv->cm, &p);
+	if (ret)
+		goto err_drop_cm;
+	return 0;
+
+err_drop_cm:
+	kiwi_rdma_cm_drop(priv);
+err_undo:
+	kiwi_rdma_undo(priv, KIWI_RDMA_CONNECT);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_connect);
+
+/**
+ * kiwi_rdma_accept() - accept the request a CONNECT_REQUEST announced
+ * @id: the id the request came on
+ * @conn_param: as for rdma_connect()
+ *
+ * ESTABLISHED follows, or CONNECT_ERROR if the MPA exchange fails.
+ *
+ * Context: process context; sleeps. Legal inside the CONNECT_REQUEST
+ * handler.
+ * Return: 0; -EINVAL without @conn_param, on an id that is not an
+ * unanswered request, or for values the device refuses; or the provider's
+ * error (then destroy the id).
+ */
+int kiwi_rdma_accept(struct rdma_cm_id *id,
+		     struct rdma_conn_param *conn_param)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	struct kiwi_conn_param p = {};
+	int ret;
+
+	might_sleep();
+	if (!conn_param)
+		return -EINVAL;
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_ACCEPT);
+	if (ret)
+		return ret;
+	kiwi_rdma_param(priv, conn_param, &p);
+	ret = kiwi_cm_accept(priv->cm, &p);
+	if (ret)
+		kiwi_rdma_undo(priv, KIWI_RDMA_CONNECT);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_accept);
+
+/**
+ * kiwi_rdma_reject() - refuse the request a CONNECT_REQUEST announced
+ * @id: the id the request came on
+ * @private_data: sent to the peer (its REJECTED event carries it), or NULL
+ * @private_data_len: bytes at @private_data
+ * @reason: ignored (IB only)
+ *
+ * Context: process context; sleeps. Legal inside the CONNECT_REQUEST
+ * handler.
+ * Return: 0 (destroy the id next), -EINVAL on an id that is not an
+ * unanswered request, or the provider's error.
+ */
+int kiwi_rdma_reject(struct rdma_cm_id *id, const void *private_data,
+		     u8 private_data_len, u8 reason)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	int ret;
+
+	might_sleep();
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_REJECT);
+	if (ret)
+		return ret;
+	ret = kiwi_cm_reject(priv->cm, private_data, private_data_len);
+	if (ret)
+		kiwi_rdma_undo(priv, KIWI_RDMA_DISCONNECTED);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_reject);
+
+/**
+ * kiwi_rdma_disconnect() - close a connection gracefully
+ * @id: a connected id
+ *
+ * DISCONNECTED follows when the connection is down.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -EINVAL if the id is not connected, or the provider's error.
+ */
+int kiwi_rdma_disconnect(struct rdma_cm_id *id)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	int ret;
+
+	might_sleep();
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_DISCONNECT);
+	if (ret)
+		return ret;
+	return kiwi_cm_disconnect(priv->cm, KIWI_CM_DISCONNECT_GRACEFUL);
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_disconnect);
+
+/**
+ * kiwi_rdma_create_qp() - create the QP of an id on its device
+ * @id: an id with a device (address resolved, bound, or a request)
+ * @pd: must be NULL: kiwi has no protection domains
+ * @qp_init_attr: CQs and queue sizes
+ *
+ * rdma_connect() and rdma_accept() then use it.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EINVAL with a @pd, without a device or if the id has a QP;
+ * or the provider's error.
+ */
+int kiwi_rdma_create_qp(struct rdma_cm_id *id, struct kiwi_pd *pd,
+			struct kiwi_qp_init_attr *qp_init_attr)
+{
+	struct kiwi_qp *qp;
+
+	might_sleep();
+	if (pd || !id->device || id->qp)
+		return -EINVAL;
+	qp = kiwi_create_qp(id->device, qp_init_attr);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	id->qp = qp;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_create_qp);
+
+/**
+ * kiwi_rdma_destroy_qp() - destroy the QP of an id
+ * @id: the id; nothing happens if it has no QP
+ *
+ * Context: process context; sleeps.
+ */
+void kiwi_rdma_destroy_qp(struct rdma_cm_id *id)
+{
+	might_sleep();
+	if (!id->qp)
+		return;
+	kiwi_destroy_qp(id->qp);
+	id->qp = NULL;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_destroy_qp);
+
+/**
+ * kiwi_rdma_init_qp_attr() - QP attributes the id's connection needs
+ * @id: an id with a connection being set up or up
+ * @qp_attr: filled in
+ * @qp_attr_mask: set to the KIWI_QP_ATTR_* bits filled in
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL if the id has no connection being set up or up.
+ */
+int kiwi_rdma_init_qp_attr(struct rdma_cm_id *id,
+			   struct kiwi_qp_attr *qp_attr, int *qp_attr_mask)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	struct kiwi_cm_id *cm = READ_ONCE(priv->cm);
+
+	if (!cm)
+		return -EINVAL;
+	return kiwi_cm_init_qp_attr(cm, qp_attr, qp_attr_mask);
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_init_qp_attr);

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Events: the one table that turns iw_cm upcalls into rdma_cm events,
+ * connect requests, and device removal.
+ */
+#include <linux/errno.h>
+#include <linux/minmax.h>
+#include <linux/mutex.h>
+#include <kunit/visibility.h>
+
+#include "rdmacm.h"
+
+/**
+ * enum kiwi_rdma_status - how the status of an upcall is classified
+ * @KIWI_RDMA_ST_ANY: any status
+ * @KIWI_RDMA_ST_OK: 0
+ * @KIWI_RDMA_ST_REFUSED: -ECONNREFUSED, -ECONNRESET
+ * @KIWI_RDMA_ST_TIMEDOUT: -ETIMEDOUT, -EHOSTUNREACH, -ENETUNREACH
+ * @KIWI_RDMA_ST_FAILED: any other error
+ */
+enum kiwi_rdma_status {
+	KIWI_RDMA_ST_ANY,
+	KIWI_RDMA_ST_OK,
+	KIWI_RDMA_ST_REFUSED,
+	KIWI_RDMA_ST_TIMEDOUT,
+	KIWI_RDMA_ST_FAILED,
+};
+
+#define S(x) BIT(KIWI_RDMA_##x)
+#define IW(x) KIWI_CM_EVENT_##x
+#define EV(x) RDMA_CM_EVENT_##x
+#define KEEP KIWI_RDMA_NR_STATES
+
+/*
+ * The iw_cm -> rdma_cm event table (Documentation/rdma_cm.rst has it too).
+ * The first row matching the upcall, its status class and the id's state
+ * wins: the id moves to @next (KEEP: unchanged) and the ULP gets @event.
+ * An upcall no row matches is not shown to the ULP.
+ */
+static const struct kiwi_rdma_map {
+	enum kiwi_cm_event_type iw;
+	enum kiwi_rdma_status st;
+	u32 from;
+	enum rdma_cm_event_type event;
+	enum kiwi_rdma_state next;
+} kiwi_rdma_map[] = {
+	{ IW(CONNECT_REQUEST), KIWI_RDMA_ST_ANY, S(LISTEN),
+	  EV(CONNECT_REQUEST), KIWI_RDMA_REQUEST },
+	{ IW(CONNECT_REPLY), KIWI_RDMA_ST_OK, S(CONNECT),
+	  EV(ESTABLISHED), KIWI_RDMA_ESTABLISHED },
+	{ IW(CONNECT_REPLY), KIWI_RDMA_ST_REFUSED, S(CONNECT),
+	  EV(REJECTED), KIWI_RDMA_DISCONNECTED },
+	{ IW(CONNECT_REPLY), KIWI_RDMA_ST_TIMEDOUT, S(CONNECT),
+	  EV(UNREACHABLE), KIWI_RDMA_DISCONNECTED },
+	{ IW(CONNECT_REPLY), KIWI_RDMA_ST_FAILED, S(CONNECT),
+	  EV(CONNECT_ERROR), KIWI_RDMA_DISCONNECTED },
+	{ IW(ESTABLISHED), KIWI_RDMA_ST_ANY, S(CONNECT),
+	  EV(ESTABLISHED), KIWI_RDMA_ESTABLISHED },
+	{ IW(DISCONNECT), KIWI_RDMA_ST_ANY, S(ESTABLISHED),
+	  EV(DISCONNECTED), KIWI_RDMA_DISCONNECTED },
+	{ IW(CLOSE), KIWI_RDMA_ST_ANY, S(ESTABLISHED),
+	  EV(DISCONNECTED), KIWI_RDMA_DISCONNECTED },
+	{ IW(CLOSE), KIWI_RDMA_ST_ANY, S(CONNECT),
+	  EV(CONNECT_ERROR), KIWI_RDMA_DISCONNECTED },
+	{ IW(DEVICE_REMOVAL), KIWI_RDMA_ST_ANY,
+	  (u32)~S(DESTROYING), EV(DEVICE_REMOVAL), KEEP },
+};
+
+#undef S
+#undef IW
+#undef EV
+
+static enum kiwi_rdma_status kiwi_rdma_classify(int status)
+{
+	switch (status) {
+	case 0:
+		return KIWI_RDMA_ST_OK;
+	case -ECONNREFUSED:
+	case -ECONNRESET:
+		return KIWI_RDMA_ST_REFUSED;
+	case -ETIMEDOUT:
+	case -EHOSTUNREACH:
+	case -ENETUNREACH:
+		return KIWI_RDMA_ST_TIMEDOUT;
+	default:
+		return KIWI_RDMA_ST_FAILED;
+	}
+}
+
+static const struct kiwi_rdma_map *
+kiwi_rdma_map_find(enum kiwi_cm_event_type iw, int status,
+		   enum kiwi_rdma_state state)
+{
+	enum kiwi_rdma_status st = kiwi_rdma_classify(status);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kiwi_rdma_map); i++) {
+		const struct kiwi_rdma_map *row = &kiwi_rdma_map[i];
+
+		if (row->iw == iw && (row->from & BIT(state)) &&
+		    (row->st == KIWI_RDMA_ST_ANY || row->st == st))
+			return row;
+	}
+	return NULL;
+}
+
+/**
+ * kiwi_rdma_map_event() - the rdma_cm event an upcall maps to, for tests
+ * @iw: the upcall
+ * @status: its status
+ * @state: the id's state
+ *
+ * Return: the event, or RDMA_CM_NR_EVENTS if the ULP is not told.
+ */
+enum rdma_cm_event_type kiwi_rdma_map_event(enum kiwi_cm_event_type iw,
+					    int status,
+					    enum kiwi_rdma_state state)
+{
+	const struct kiwi_rdma_map *row = kiwi_rdma_map_find(iw, status, state);
+
+	return row ? row->event : RDMA_CM_NR_EVENTS;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_rdma_map_event);
+
+/*
+ * Apply the table to the id's state. DEVICE_REMOVAL is told once, whether
+ * the core or the client callback says it first. Return: the row, or NULL.
+ */
+static const struct kiwi_rdma_map *
+kiwi_rdma_apply(struct kiwi_rdma_priv *priv, enum kiwi_cm_event_type iw,
+		int status)
+{
+	const struct kiwi_rdma_map *row;
+	unsigned long flags;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	row = kiwi_rdma_map_find(iw, status, priv->state);
+	if (row && row->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+		if (priv->removal_told)
+			row = NULL;
+		priv->removal_told = true;
+	}
+	if (row && row->next != KEEP)
+		priv->state = row->next;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return row;
+}
+
+#undef KEEP
+
+/* The event a ULP sees: private data and IRD/ORD as the peer sent them. */
+static void kiwi_rdma_fill(struct rdma_cm_event *rev,
+			   const struct kiwi_cm_event *ev,
+			   enum rdma_cm_event_type type)
+{
+	rev->event = type;
+	rev->status = type == RDMA_CM_EVENT_REJECTED ? -ECONNREFUSED :
+						       ev->status;
+	rev->param.conn.private_data = ev->private_data;
+	rev->param.conn.private_data_len = min_t(u16, ev->private_data_len,
+						 U8_MAX);
+	rev->param.conn.initiator_depth = min_t(u16, ev->ird, U8_MAX);
+	rev->param.conn.responder_resources = min_t(u16, ev->ord, U8_MAX);
+}
+
+/* A CONNECT_REQUEST on a listener: a new id the ULP owns from now on. */
+static int kiwi_rdma_request(struct kiwi_rdma_priv *listener,
+			     struct kiwi_cm_id *cm,
+			     const struct kiwi_cm_event *ev)
+{
+	const struct kiwi_rdma_map *row;
+	struct kiwi_rdma_priv *child;
+	struct rdma_cm_event rev = {};
+
+	row = kiwi_rdma_map_find(ev->event, ev->status,
+				 kiwi_rdma_state_of(listener));
+	if (!row)
+		return -ECONNREFUSED;	/* the core rejects and destroys cm */
+	child = kiwi_rdma_alloc(listener->net, listener->id.event_handler,
+				listener->id.context, listener->id.ps,
+				listener->id.qp_type);
+	if (!child)
+		return -ENOMEM;
+	child->state = row->next;
+	child->cm = cm;
+	cm->context = child;
+	kiwi_rdma_set_device(child, cm->device, false);
+	child->id.route.addr.src_addr = cm->local_addr;
+	child->id.route.addr.dst_addr = cm->remote_addr;
+	child->id.route.tos = listener->id.route.tos;
+	kiwi_rdma_fill(&rev, ev, row->event);
+	if (kiwi_rdma_deliver(child, &rev))
+		kiwi_rdma_teardown(child, NULL);
+	return 0;
+}
+
+/**
+ * kiwi_rdma_cm_handler() - the iw_cm handler of every id the module makes
+ * @cm: the iw_cm id; its context is the rdma_cm id (the listener's, for a
+ *	CONNECT_REQUEST)
+ * @ev: the upcall
+ *
+ * Context: a kiwi_cm worker (process context).
+ * Return: 0, or non-zero to have the core refuse a request.
+ */
+int kiwi_rdma_cm_handler(struct kiwi_cm_id *cm, const struct kiwi_cm_event *ev)
+{
+	struct kiwi_rdma_priv *priv = cm->context;
+	const struct kiwi_rdma_map *row;
+	struct rdma_cm_event rev = {};
+
+	if (ev->event == KIWI_CM_EVENT_CONNECT_REQUEST)
+		return kiwi_rdma_request(priv, cm, ev);
+	row = kiwi_rdma_apply(priv, ev->event, ev->status);
+	if (!row)
+		return 0;
+	kiwi_rdma_fill(&rev, ev, row->event);
+	if (kiwi_rdma_deliver(priv, &rev))
+		kiwi_rdma_teardown(priv, NULL);
+	return 0;
+}
+
+/**
+ * kiwi_rdma_remove_work() - tell an id without an iw_cm id its device goes
+ * @work: the id's remove_work
+ *
+ * Context: a kiwi_rdma_wq worker.
+ */
+void kiwi_rdma_remove_work(struct work_struct *work)
+{
+	struct kiwi_rdma_priv *priv = container_of(work, struct kiwi_rdma_priv,
+						   remove_work);
+	struct kiwi_cm_event ev = { .event = KIWI_CM_EVENT_DEVICE_REMOVAL };
+	const struct kiwi_rdma_map *row;
+	struct rdma_cm_event rev = {};
+
+	row = kiwi_rdma_apply(priv, ev.event, 0);
+	if (!row)
+		return;
+	kiwi_rdma_fill(&rev, &ev, row->event);
+	if (kiwi_rdma_deliver(priv, &rev))
+		kiwi_rdma_teardown(priv, work);
+}
+
+/**
+ * kiwi_rdma_device_remove() - client callback: a kiwi device goes away
+ * @client: the module's client
+ * @dev: the device
+ *
+ * Ids with an iw_cm id hear it from the core; the others (bound or
+ * resolved, with a device reference) hear it from here.
+ *
+ * Context: process context, the core's registry lock held.
+ */
+void kiwi_rdma_device_remove(struct kiwi_client *client,
+			     struct kiwi_device *dev)
+{
+	struct kiwi_rdma_priv *priv;
+
+	mutex_lock(&kiwi_rdma_lock);
+	list_for_each_entry(priv, &kiwi_rdma_ids, node) {
+		if (priv->id.device == dev && priv->dev_ref && !priv->cm)
+			queue_work(kiwi_rdma_wq, &priv->remove_work);
+	}
+	mutex_unlock(&kiwi_rdma_lock);
+}

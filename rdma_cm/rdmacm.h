@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kiwi_rdmacm internals: the private side of an rdma_cm_id, its states,
+ * and what the files of the module share.
+ */
+#ifndef _KIWI_RDMACM_H
+#define _KIWI_RDMACM_H
+
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include <kiwi/provider.h>
+#include <kiwi/rdma_cm.h>
+
+/**
+ * enum kiwi_rdma_state - where an rdma_cm_id is
+ * @KIWI_RDMA_IDLE: created
+ * @KIWI_RDMA_ADDR_BOUND: bound to a local address and port
+ * @KIWI_RDMA_ADDR_QUERY: address resolution in flight
+ * @KIWI_RDMA_ADDR_RESOLVED: source address and device known
+ * @KIWI_RDMA_ROUTE_QUERY: route resolution in flight
+ * @KIWI_RDMA_ROUTE_RESOLVED: ready to connect
+ * @KIWI_RDMA_LISTEN: listening
+ * @KIWI_RDMA_REQUEST: passive side, a request not answered yet
+ * @KIWI_RDMA_CONNECT: connect sent, or request accepted; not up yet
+ * @KIWI_RDMA_ESTABLISHED: connected
+ * @KIWI_RDMA_DISCONNECTED: the connection or attempt ended
+ * @KIWI_RDMA_DESTROYING: rdma_destroy_id() was called
+ * @KIWI_RDMA_NR_STATES: number of states
+ */
+enum kiwi_rdma_state {
+	KIWI_RDMA_IDLE,
+	KIWI_RDMA_ADDR_BOUND,
+	KIWI_RDMA_ADDR_QUERY,
+	KIWI_RDMA_ADDR_RESOLVED,
+	KIWI_RDMA_ROUTE_QUERY,
+	KIWI_RDMA_ROUTE_RESOLVED,
+	KIWI_RDMA_LISTEN,
+	KIWI_RDMA_REQUEST,
+	KIWI_RDMA_CONNECT,
+	KIWI_RDMA_ESTABLISHED,
+	KIWI_RDMA_DISCONNECTED,
+	KIWI_RDMA_DESTROYING,
+	KIWI_RDMA_NR_STATES
+};
+
+/**
+ * enum kiwi_rdma_call - the ULP calls that move an id, for the call table
+ * @KIWI_RDMA_CALL_BIND: rdma_bind_addr()
+ * @KIWI_RDMA_CALL_RESOLVE_ADDR: rdma_resolve_addr()
+ * @KIWI_RDMA_CALL_RESOLVE_ROUTE: rdma_resolve_route()
+ * @KIWI_RDMA_CALL_LISTEN: rdma_listen()
+ * @KIWI_RDMA_CALL_CONNECT: rdma_connect()
+ * @KIWI_RDMA_CALL_ACCEPT: rdma_accept()
+ * @KIWI_RDMA_CALL_REJECT: rdma_reject()
+ * @KIWI_RDMA_CALL_DISCONNECT: rdma_disconnect()
+ * @KIWI_RDMA_NR_CALLS: number of calls
+ */
+enum kiwi_rdma_call {
+	KIWI_RDMA_CALL_BIND,
+	KIWI_RDMA_CALL_RESOLVE_ADDR,
+	KIWI_RDMA_CALL_RESOLVE_ROUTE,
+	KIWI_RDMA_CALL_LISTEN,
+	KIWI_RDMA_CALL_CONNECT,
+	KIWI_RDMA_CALL_ACCEPT,
+	KIWI_RDMA_CALL_REJECT,
+	KIWI_RDMA_CALL_DISCONNECT,
+	KIWI_RDMA_NR_CALLS
+};
+
+/**
+ * struct kiwi_rdma_priv - an rdma_cm_id and what only the module sees
+ * @id: what the ULP sees
+ * @net: the id's network namespace (a reference)
+ * @cm: the iw_cm id of a listener or connection, or NULL
+ * @lock: protects @state, @from and @removal_told
+ * @state: see enum kiwi_rdma_state
+ * @from: state to return to when a call or resolution fails
+ * @node: entry in the list of all ids (kiwi_rdma_lock)
+ * @bound: the id holds a port (kiwi_rdma_lock)
+ * @dev_ref: @id.device holds a device reference of this id's
+ * @resolve_work: address or route resolution (on kiwi_rdma_wq)
+ * @remove_work: DEVICE_REMOVAL for an id without an iw_cm id (same queue,
+ *	which is ordered: the two never run at once)
+ * @removal_told: DEVICE_REMOVAL was delivered (@lock)
+ * @handler_task: the task running the ULP's handler for this id, or NULL
+ * @destroy_deferred: the handler called rdma_destroy_id() on its own id
+ */
+struct kiwi_rdma_priv {
+	struct rdma_cm_id id;
+	struct net *net;
+	struct kiwi_cm_id *cm;
+	spinlock_t lock;	/* protects state, from, removal_told */
+	enum kiwi_rdma_state state;
+	enum kiwi_rdma_state from;
+	struct list_head node;
+	bool bound;
+	bool dev_ref;
+	struct work_struct resolve_work;
+	struct work_struct remove_work;
+	bool removal_told;
+	struct task_struct *handler_task;
+	bool destroy_deferred;
+};
+
+static inline struct kiwi_rdma_priv *kiwi_rdma_priv(struct rdma_cm_id *id)
+{
+	return container_of(id, struct kiwi_rdma_priv, id);
+}
+
+extern struct mutex kiwi_rdma_lock;
+extern struct list_head kiwi_rdma_ids;
+extern struct workqueue_struct *kiwi_rdma_wq;
+
+/* id.c */
+struct kiwi_rdma_priv *kiwi_rdma_alloc(struct net *net,
+				       rdma_cm_event_handler handler,
+				       void *context,
+				       enum rdma_ucm_port_space ps,
+				       enum ib_qp_type qp_type);
+int kiwi_rdma_enter(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call);
+void kiwi_rdma_undo(struct kiwi_rdma_priv *priv, enum kiwi_rdma_state to);
+bool kiwi_rdma_move(struct kiwi_rdma_priv *priv, enum kiwi_rdma_state from,
+		    enum kiwi_rdma_state to);
+enum kiwi_rdma_state kiwi_rdma_state_of(struct kiwi_rdma_priv *priv);
+int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev);
+void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv,
+			struct work_struct *self);
+void kiwi_rdma_set_device(struct kiwi_rdma_priv *priv,
+			  struct kiwi_device *dev, bool ref);
+void kiwi_rdma_clear_device(struct kiwi_rdma_priv *priv);
+const char *kiwi_rdma_state_name(enum kiwi_rdma_state state);
+int kiwi_rdma_live_ids(void);
+
+/* addr.c */
+int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv);
+void kiwi_rdma_port_put(struct kiwi_rdma_priv *priv);
+void kiwi_rdma_resolve_work(struct work_struct *work);
+
+/* event.c */
+int kiwi_rdma_cm_handler(struct kiwi_cm_id *cm,
+			 const struct kiwi_cm_event *ev);
+void kiwi_rdma_remove_work(struct work_struct *work);
+enum rdma_cm_event_type kiwi_rdma_map_event(enum kiwi_cm_event_type iw,
+					    int status,
+					    enum kiwi_rdma_state state);
+void kiwi_rdma_device_remove(struct kiwi_client *client,
+			     struct kiwi_device *dev);
+
+#endif /* _KIWI_RDMACM_H */

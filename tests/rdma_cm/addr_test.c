@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_rdmacm_addr: binding and ports, address and route resolution over
+ * the routing table (IPv4 and IPv6, loopback), errors, and destroy while
+ * a resolution is in flight.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/netdevice.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+
+#include "rdmacm_test.h"
+
+static const int families[] = { AF_INET, AF_INET6 };
+
+static void family_desc(const int *f, char *desc)
+{
+	strscpy(desc, *f == AF_INET ? "IPv4" : "IPv6", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(family, families, family_desc);
+
+static u16 port_of(struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)sa)->sin_port);
+	return ntohs(((struct sockaddr_in6 *)sa)->sin6_port);
+}
+
+/* Loopback resolves to lo's kiwi device, with a source address and port. */
+static void rdmacm_resolve_loopback(struct kunit *test)
+{
+	int family = *(const int *)test->param_value;
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *id = kiwi_rt_resolved(rt, family);
+	struct sockaddr_in *src4 = (void *)rdma_get_local_addr(id);
+	struct sockaddr_in6 *src6 = (void *)rdma_get_local_addr(id);
+
+	KUNIT_EXPECT_PTR_EQ(test, id->device, &rt->m->dev);
+	KUNIT_EXPECT_EQ(test, id->route.ifindex, init_net.loopback_dev->ifindex);
+	KUNIT_EXPECT_EQ(test, rdma_get_local_addr(id)->sa_family, family);
+	if (family == AF_INET)
+		KUNIT_EXPECT_EQ(test, ntohl(src4->sin_addr.s_addr),
+				INADDR_LOOPBACK);
+	else
+		KUNIT_EXPECT_TRUE(test, ipv6_addr_loopback(&src6->sin6_addr));
+	KUNIT_EXPECT_NE(test, port_of(rdma_get_local_addr(id)), 0);
+	KUNIT_EXPECT_EQ(test, port_of(rdma_get_peer_addr(id)), 7471);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(id), KIWI_RDMA_ROUTE_RESOLVED);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_count(rt), 2);
+}
+
+/* TOS set between the two calls is what the route was resolved with. */
+static void rdmacm_tos_between(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *id = kiwi_rt_id(rt);
+	struct sockaddr_storage dst;
+
+	kiwi_rt_addr(&dst, AF_INET, "127.0.0.1", 1);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 100), 0);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 1));
+	rdma_set_service_type(id, 0x10);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, 100), 0);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 2));
+	KUNIT_EXPECT_EQ(test, kiwi_rt_rec(rt, 1).event,
+			RDMA_CM_EVENT_ROUTE_RESOLVED);
+	KUNIT_EXPECT_EQ(test, id->route.tos, 0x10);
+	/* the route is resolved once: a second call is refused */
+	KUNIT_EXPECT_EQ(test, rdma_resolve_route(id, 100), -EINVAL);
+}
+
+struct err_case {
+	const char *name;
+	int family;
+	const char *dst;
+	bool on_lo;
+	int status;
+};
+
+static const struct err_case err_cases[] = {
+	{ "IPv4 no route", AF_INET, "198.18.0.1", true, -ENETUNREACH },
+	{ "IPv6 no route", AF_INET6, "2001:db8::1", true, -ENETUNREACH },
+	{ "IPv4 no kiwi device", AF_INET, "127.0.0.1", false, -ENODEV },
+	{ "IPv6 no kiwi device", AF_INET6, "::1", false, -ENODEV },
+};
+
+static void err_case_desc(const struct err_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(err, err_cases, err_case_desc);
+
+/* ADDR_ERROR with the errno; the id is bound again and may retry. */
+static void rdmacm_resolve_error(struct kunit *test)
+{
+	const struct err_case *c = test->param_value;
+	struct kiwi_rt *rt = kiwi_rt_setup(test, c->on_lo);
+	struct rdma_cm_id *id = kiwi_rt_id(rt);
+	struct sockaddr_storage dst;
+	struct kiwi_rt_rec r;
+
+	kiwi_rt_addr(&dst, c->family, c->dst, 1);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 100), 0);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 1));
+	r = kiwi_rt_rec(rt, 0);
+	KUNIT_EXPECT_EQ(test, r.event, RDMA_CM_EVENT_ADDR_ERROR);
+	KUNIT_EXPECT_EQ(test, r.status, c->status);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(id), KIWI_RDMA_ADDR_BOUND);
+	KUNIT_EXPECT_NULL(test, id->device);
+	KUNIT_EXPECT_EQ(test, rdma_resolve_route(id, 100), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 100), 0);
+	KUNIT_EXPECT_TRUE(test, kiwi_rt_wait(rt, 2));
+}
+
+/* Destroy right after resolve: no event ever, nothing leaks (2 CPUs). */
+static void rdmacm_destroy_resolving(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct sockaddr_storage dst;
+	int i;
+
+	kiwi_rt_addr(&dst, AF_INET, "127.0.0.1", 1);
+	for (i = 0; i < 200; i++) {
+		struct rdma_cm_id *id = kiwi_rt_id(rt);
+		int n = kiwi_rt_count(rt);
+
+		KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+							(struct sockaddr *)&dst,
+							100), 0);
+		if (i & 1)
+			udelay(i);
+		kiwi_rt_destroy(rt, id);
+		/* an event, if any, came before destroy returned */
+		KUNIT_ASSERT_LE(test, kiwi_rt_count(rt), n + 1);
+		usleep_range(100, 200);
+		KUNIT_ASSERT_LE(test, kiwi_rt_count(rt), n + 1);
+	}
+	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), 0);
+}
+
+static void rdmacm_bind_ports(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *a = kiwi_rt_id(rt), *b = kiwi_rt_id(rt);
+	struct rdma_cm_id *c = kiwi_rt_id(rt), *d = kiwi_rt_id(rt);
+	struct sockaddr_storage ss;
+	int low, high;
+
+	inet_get_local_port_range(&init_net, &low, &high);
+	kiwi_rt_addr(&ss, AF_INET, "127.0.0.1", 0);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(a, (struct sockaddr *)&ss), 0);
+	KUNIT_EXPECT_GE(test, port_of(rdma_get_local_addr(a)), low);
+	KUNIT_EXPECT_LE(test, port_of(rdma_get_local_addr(a)), high);
+	KUNIT_EXPECT_PTR_EQ(test, a->device, &rt->m->dev);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(a, (struct sockaddr *)&ss),
+			-EINVAL);
+
+	kiwi_rt_addr(&ss, AF_INET, "127.0.0.1", 9000);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(b, (struct sockaddr *)&ss), 0);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(c, (struct sockaddr *)&ss),
+			-EADDRINUSE);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(c), KIWI_RDMA_IDLE);
+	kiwi_rt_addr(&ss, AF_INET, "0.0.0.0", 9000);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(c, (struct sockaddr *)&ss),
+			-EADDRINUSE);
+	kiwi_rt_addr(&ss, AF_INET6, "::1", 9000);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(c, (struct sockaddr *)&ss), 0);
+	kiwi_rt_addr(&ss, AF_INET, "127.0.0.1", 9000);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(d, (struct sockaddr *)&ss),
+			-EADDRINUSE);
+	kiwi_rt_destroy(rt, b);	/* destroy gives the port back */
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(d, (struct sockaddr *)&ss), 0);
+}
+
+static void rdmacm_bind_errors(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *a = kiwi_rt_id(rt);
+	struct sockaddr_storage ss = { .ss_family = AF_UNIX };
+
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(a, (struct sockaddr *)&ss),
+			-EAFNOSUPPORT);
+	kiwi_rt_addr(&ss, AF_INET, "198.18.0.1", 1);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(a, (struct sockaddr *)&ss),
+			-EADDRNOTAVAIL);
+	kiwi_rt_addr(&ss, AF_INET6, "2001:db8::1", 1);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(a, (struct sockaddr *)&ss),
+			-EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(a), KIWI_RDMA_IDLE);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(rdma_create_id(&init_net, NULL, NULL,
+						      RDMA_PS_TCP, IB_QPT_RC)));
+}
+
+static void rdmacm_bind_no_device(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, false);
+	struct rdma_cm_id *a = kiwi_rt_id(rt);
+	struct sockaddr_storage ss;
+
+	kiwi_rt_addr(&ss, AF_INET, "127.0.0.1", 1);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(a, (struct sockaddr *)&ss),
+			-ENODEV);
+}
+
+static struct kunit_case rdmacm_addr_cases[] = {
+	KUNIT_CASE_PARAM(rdmacm_resolve_loopback, family_gen_params),
+	KUNIT_CASE(rdmacm_tos_between),
+	KUNIT_CASE_PARAM(rdmacm_resolve_error, err_gen_params),
+	KUNIT_CASE(rdmacm_destroy_resolving),
+	KUNIT_CASE(rdmacm_bind_ports),
+	KUNIT_CASE(rdmacm_bind_errors),
+	KUNIT_CASE(rdmacm_bind_no_device),
+	{}
+};
+
+static struct kunit_suite rdmacm_addr_suite = {
+	.name = "kiwi_rdmacm_addr",
+	.test_cases = rdmacm_addr_cases,
+};
+
+kunit_test_suite(rdmacm_addr_suite);

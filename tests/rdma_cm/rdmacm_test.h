@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fixture of kiwi_rdmacm_test.ko: a mock RNIC bound to lo, a recording
+ * rdma_cm handler, and ids in the states the suites need.
+ */
+#ifndef _KIWI_RDMACM_TEST_H
+#define _KIWI_RDMACM_TEST_H
+
+#include <kunit/test.h>
+#include <linux/wait.h>
+
+#include <kiwi/rdma_cm.h>
+
+#include "mock_rnic.h"
+#include "rdmacm.h"
+
+#define KIWI_RT_MAX_RECS 32
+#define KIWI_RT_MAX_OWNED 16
+
+/**
+ * struct kiwi_rt_rec - one event as the handler saw it
+ * @id: the id
+ * @event: its type
+ * @status: its status
+ * @len: private data length
+ * @pdata0: first private data byte
+ * @ird: initiator_depth
+ * @ord: responder_resources
+ */
+struct kiwi_rt_rec {
+	struct rdma_cm_id *id;
+	u8 event;
+	int status;
+	u8 len;
+	u8 pdata0;
+	u8 ird;
+	u8 ord;
+};
+
+struct kiwi_rt;
+
+/**
+ * typedef kiwi_rt_hook - called by the handler after recording
+ * @rt: the fixture
+ * @id: the id
+ * @ev: the event
+ *
+ * Return: what the handler returns.
+ */
+typedef int (*kiwi_rt_hook)(struct kiwi_rt *rt, struct rdma_cm_id *id,
+			    struct rdma_cm_event *ev);
+
+/**
+ * struct kiwi_rt - the fixture
+ * @test: the running test
+ * @m: the mock RNIC, bound to lo unless the test asked otherwise
+ * @cq: a CQ for QPs
+ * @lock: protects @recs, @n, @owned, @nowned
+ * @wq: woken on every event
+ * @recs: recorded events
+ * @n: number of events
+ * @ret_on: per event, what the handler returns
+ * @hook: if set, called for every event instead of @ret_on
+ * @owned: ids destroyed at the end
+ * @nowned: entries in @owned
+ */
+struct kiwi_rt {
+	struct kunit *test;
+	struct kiwi_mock *m;
+	struct kiwi_cq *cq;
+	spinlock_t lock;	/* protects recs, n, owned, nowned */
+	wait_queue_head_t wq;
+	struct kiwi_rt_rec recs[KIWI_RT_MAX_RECS];
+	int n;
+	int ret_on[RDMA_CM_NR_EVENTS];
+	kiwi_rt_hook hook;
+	struct rdma_cm_id *owned[KIWI_RT_MAX_OWNED];
+	int nowned;
+};
+
+struct kiwi_rt *kiwi_rt_setup(struct kunit *test, bool on_lo);
+void kiwi_rt_destroy_mock(struct kiwi_rt *rt);
+struct rdma_cm_id *kiwi_rt_id(struct kiwi_rt *rt);
+bool kiwi_rt_forget(struct kiwi_rt *rt, struct rdma_cm_id *id);
+void kiwi_rt_destroy(struct kiwi_rt *rt, struct rdma_cm_id *id);
+bool kiwi_rt_wait(struct kiwi_rt *rt, int n);
+int kiwi_rt_count(struct kiwi_rt *rt);
+struct kiwi_rt_rec kiwi_rt_rec(struct kiwi_rt *rt, int i);
+void kiwi_rt_addr(struct sockaddr_storage *ss, int family, const char *ip,
+		  u16 port);
+struct rdma_cm_id *kiwi_rt_resolved(struct kiwi_rt *rt, int family);
+struct rdma_cm_id *kiwi_rt_listener(struct kiwi_rt *rt, int family,
+				    u16 port);
+struct rdma_cm_id *kiwi_rt_request(struct kiwi_rt *rt,
+				   struct rdma_cm_id *listener);
+struct rdma_cm_id *kiwi_rt_established(struct kiwi_rt *rt, int family);
+int kiwi_rt_inject(struct kiwi_rt *rt, struct rdma_cm_id *id, u8 event,
+		   int status, const char *pdata);
+enum kiwi_rdma_state kiwi_rt_state(struct rdma_cm_id *id);
+
+#endif /* _KIWI_RDMACM_TEST_H */
