@@ -1,0 +1,747 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_softiw connection endpoints: the MPA exchange over a kernel TCP
+ * socket, for both ends, and the teardown of established connections.
+ *
+ * Socket callbacks only queue @work; everything else runs in process
+ * context under the endpoint's mutex: the work, the timer (a delayed
+ * work), and the iw_cm ops. An upcall is made with the mutex held: the
+ * core never calls back into a provider from kiwi_cm_upcall().
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+#include <linux/tcp.h>
+#include <net/tcp_states.h>
+
+#include "cm.h"
+
+static unsigned int softiw_mpa_rev = SOFTIW_MPA_REV2;
+module_param_named(mpa_rev, softiw_mpa_rev, uint, 0644);
+MODULE_PARM_DESC(mpa_rev, "highest MPA revision offered and accepted, 1 or 2 (default 2)");
+
+static bool softiw_mpa_crc;
+module_param_named(mpa_crc, softiw_mpa_crc, bool, 0644);
+MODULE_PARM_DESC(mpa_crc, "ask for CRC32c on FPDUs (default off; a peer's request is honoured)");
+
+static unsigned int softiw_mpa_timeout_ms = 10000;
+module_param_named(mpa_timeout_ms, softiw_mpa_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(mpa_timeout_ms, "time for TCP connect plus MPA reply (active) or for the MPA request (passive), ms (default 10000)");
+
+unsigned int softiw_max_pending = 32;
+module_param_named(max_pending, softiw_max_pending, uint, 0644);
+MODULE_PARM_DESC(max_pending, "connections per listener waiting for their MPA request (default 32)");
+
+struct workqueue_struct *softiw_cm_wq;
+
+static void softiw_cep_free(struct softiw_cep *cep)
+{
+	kfree(cep);
+}
+
+/**
+ * softiw_cep_put() - drop a reference on an endpoint
+ * @cep: the endpoint
+ *
+ * The last reference only frees memory: by then the endpoint was closed.
+ *
+ * Context: any context.
+ */
+void softiw_cep_put(struct softiw_cep *cep)
+{
+	if (refcount_dec_and_test(&cep->ref))
+		softiw_cep_free(cep);
+}
+
+static void softiw_cep_kick(struct softiw_cep *cep)
+{
+	refcount_inc(&cep->ref);
+	if (!queue_work(softiw_cm_wq, &cep->work))
+		softiw_cep_put(cep);
+}
+
+static void softiw_cep_sk_event(struct sock *sk)
+{
+	struct softiw_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep)
+		softiw_cep_kick(cep);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void softiw_cep_settings(struct softiw_cep *cep, u16 ird, u16 ord)
+{
+	cep->local = (struct kiwi_softiw_mpa_local) {
+		.rev = softiw_mpa_rev == SOFTIW_MPA_REV1 ? SOFTIW_MPA_REV1 :
+							  SOFTIW_MPA_REV2,
+		.crc = softiw_mpa_crc,
+		.ird = ird,
+		.ord = ord,
+	};
+}
+
+static void softiw_cep_arm_timer(struct softiw_cep *cep)
+{
+	refcount_inc(&cep->ref);
+	if (!queue_delayed_work(softiw_cm_wq, &cep->timer,
+				msecs_to_jiffies(softiw_mpa_timeout_ms)))
+		softiw_cep_put(cep);
+}
+
+static void softiw_cep_stop_timer(struct softiw_cep *cep)
+{
+	if (cancel_delayed_work(&cep->timer))
+		softiw_cep_put(cep);
+}
+
+static int softiw_cep_bind_qp(struct softiw_cep *cep, u32 qpn)
+{
+	struct kiwi_qp *qp = softiw_get_qp(&cep->sdev->kdev, qpn);
+	struct softiw_qp *sqp;
+	int ret = 0;
+
+	if (!qp)
+		return -EINVAL;
+	sqp = softiw_qp(qp);
+	spin_lock_bh(&sqp->lock);
+	if (sqp->cep || sqp->state != KIWI_QPS_IDLE)
+		ret = -EBUSY;
+	else
+		sqp->cep = cep;
+	spin_unlock_bh(&sqp->lock);
+	if (ret)
+		return ret;
+	refcount_inc(&sqp->ref);
+	cep->qp = sqp;
+	return 0;
+}
+
+/* Unbind the QP; a connection that existed leaves it in ERROR. */
+static void softiw_cep_unbind_qp(struct softiw_cep *cep, bool error)
+{
+	struct softiw_qp *sqp = cep->qp;
+
+	if (!sqp)
+		return;
+	spin_lock_bh(&sqp->lock);
+	sqp->cep = NULL;
+	if (error)
+		sqp->state = KIWI_QPS_ERROR;
+	spin_unlock_bh(&sqp->lock);
+	cep->qp = NULL;
+	softiw_qp_put(sqp);
+}
+
+static void softiw_cep_qp_rts(struct softiw_cep *cep)
+{
+	spin_lock_bh(&cep->qp->lock);
+	cep->qp->state = KIWI_QPS_RTS;
+	spin_unlock_bh(&cep->qp->lock);
+}
+
+static void softiw_cep_leave_listener(struct softiw_cep *cep)
+{
+	struct softiw_listener *lst = cep->listener;
+
+	if (!lst)
+		return;
+	mutex_lock(&lst->lock);
+	if (!list_empty(&cep->pending)) {
+		list_del_init(&cep->pending);
+		lst->npending--;
+	}
+	mutex_unlock(&lst->lock);
+	cep->listener = NULL;
+	softiw_listener_put(lst);
+}
+
+/*
+ * Tear the endpoint down: socket (reset if @abort), timer, QP, listener,
+ * cm_id. The caller holds its own reference; the connection's is dropped.
+ * Every upcall for the id must have been made before.
+ */
+static void softiw_cep_close(struct softiw_cep *cep, bool abort)
+{
+	lockdep_assert_held(&cep->lock);
+	if (cep->state == SOFTIW_CEP_CLOSED)
+		return;
+	cep->state = SOFTIW_CEP_CLOSED;
+	softiw_cep_stop_timer(cep);
+	softiw_sock_detach(cep->sock, &cep->cbs);
+	if (abort)
+		sock_no_linger(cep->sock->sk);
+	sock_release(cep->sock);
+	cep->sock = NULL;
+	softiw_cep_unbind_qp(cep, true);
+	softiw_cep_leave_listener(cep);
+	if (cep->id) {
+		kiwi_cm_id_rem_ref(cep->id);
+		cep->id = NULL;
+		if (cep->req_ref) {
+			cep->req_ref = false;
+			softiw_cep_put(cep);
+		}
+	}
+	softiw_cep_put(cep);
+}
+
+static void softiw_cep_upcall(struct softiw_cep *cep,
+			      enum kiwi_cm_event_type type, int status,
+			      const struct kiwi_softiw_mpa_info *info)
+{
+	struct kiwi_cm_event ev = { .event = type, .status = status };
+
+	if (info) {
+		ev.private_data = info->pdata;
+		ev.private_data_len = info->pd_len;
+		ev.ird = info->enhanced ? info->ird : cep->local.ird;
+		ev.ord = info->enhanced ? info->ord : cep->local.ord;
+	}
+	kiwi_cm_upcall(cep->id, &ev);
+}
+
+/* Active side: the attempt is over, unsuccessfully. */
+static void softiw_cep_connect_failed(struct softiw_cep *cep, int status,
+				      const struct kiwi_softiw_mpa_info *rep)
+{
+	softiw_cep_upcall(cep, KIWI_CM_EVENT_CONNECT_REPLY, status, rep);
+	softiw_cep_close(cep, true);
+}
+
+/* Established connection gone with an error: the terminal CLOSE. */
+static void softiw_cep_abort(struct softiw_cep *cep, int status)
+{
+	softiw_cep_upcall(cep, KIWI_CM_EVENT_CLOSE, status, NULL);
+	softiw_cep_close(cep, true);
+}
+
+/*
+ * Read the peer's MPA frame as far as it has arrived, never past its end.
+ * Return: SOFTIW_MPA_RX_MORE, SOFTIW_MPA_RX_DONE, or a negative errno
+ * (-ECONNRESET for a stream that ended).
+ */
+static int softiw_cep_read_mpa(struct softiw_cep *cep,
+			       struct kiwi_softiw_mpa_info *info)
+{
+	u8 buf[64];
+	int ret;
+
+	for (;;) {
+		size_t want = kiwi_softiw_mpa_rx_missing(&cep->rx);
+
+		ret = softiw_sock_recv(cep->sock, buf,
+				       clamp_t(size_t, want, 1, sizeof(buf)));
+		if (ret == -EAGAIN)
+			return SOFTIW_MPA_RX_MORE;
+		if (!ret)
+			return -ECONNRESET;
+		if (ret < 0)
+			return ret;
+		ret = kiwi_softiw_mpa_rx_feed(&cep->rx, buf, ret, info);
+		if (ret)
+			return ret;
+	}
+}
+
+static int softiw_cep_send_mpa(struct softiw_cep *cep,
+			       enum softiw_mpa_kind kind,
+			       const struct kiwi_softiw_mpa_info *info)
+{
+	u8 *frame;
+	int len;
+
+	frame = kmalloc(SOFTIW_MPA_FRAME_MAX, GFP_KERNEL);
+	if (!frame)
+		return -ENOMEM;
+	len = kiwi_softiw_mpa_build(kind, info, frame, SOFTIW_MPA_FRAME_MAX);
+	if (len > 0)
+		len = softiw_sock_send(cep->sock, frame, len);
+	kfree(frame);
+	return len < 0 ? len : 0;
+}
+
+static void softiw_cep_step_connecting(struct softiw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+	int ret;
+
+	if (sk->sk_state == TCP_SYN_SENT)
+		return;
+	if (sk->sk_state != TCP_ESTABLISHED) {
+		softiw_cep_connect_failed(cep, -ECONNREFUSED, NULL);
+		return;
+	}
+	ret = softiw_cep_send_mpa(cep, SOFTIW_MPA_REQUEST, &cep->req);
+	if (ret) {
+		softiw_cep_connect_failed(cep, ret, NULL);
+		return;
+	}
+	cep->state = SOFTIW_CEP_AWAIT_REPLY;
+}
+
+static void softiw_cep_step_reply(struct softiw_cep *cep)
+{
+	struct kiwi_softiw_mpa_result res;
+	struct kiwi_softiw_mpa_info rep;
+	int ret;
+
+	ret = softiw_cep_read_mpa(cep, &rep);
+	if (ret == SOFTIW_MPA_RX_MORE)
+		return;
+	if (ret < 0) {
+		softiw_cep_connect_failed(cep, ret, NULL);
+		return;
+	}
+	ret = kiwi_softiw_mpa_connected(&cep->local, &cep->req, &rep, &res);
+	if (ret) {
+		softiw_cep_connect_failed(cep, ret, &rep);
+		return;
+	}
+	softiw_cep_stop_timer(cep);
+	softiw_cep_qp_rts(cep);
+	cep->state = SOFTIW_CEP_ESTABLISHED;
+	softiw_cep_upcall(cep, KIWI_CM_EVENT_CONNECT_REPLY, 0, &rep);
+}
+
+/* Refuse a request this end cannot serve, without bothering the ULP. */
+static void softiw_cep_refuse(struct softiw_cep *cep)
+{
+	struct kiwi_softiw_mpa_info rep;
+
+	if (!kiwi_softiw_mpa_reject(&cep->local, &cep->req, NULL, 0, &rep))
+		softiw_cep_send_mpa(cep, SOFTIW_MPA_REPLY, &rep);
+	softiw_cep_close(cep, false);
+}
+
+static int softiw_cep_deliver(struct softiw_cep *cep)
+{
+	struct softiw_listener *lst = cep->listener;
+	struct kiwi_cm_event ev = {
+		.event = KIWI_CM_EVENT_CONNECT_REQUEST,
+		.provider_data = cep,
+		.private_data = cep->req.pdata,
+		.private_data_len = cep->req.pd_len,
+		.ird = cep->req.enhanced ? cep->req.ird : cep->local.ird,
+		.ord = cep->req.enhanced ? cep->req.ord : cep->local.ord,
+	};
+	int ret;
+
+	ret = softiw_sock_addrs(cep->sock, &ev.local_addr, &ev.remote_addr);
+	if (ret)
+		return ret;
+	mutex_lock(&lst->lock);
+	if (lst->dead) {
+		ret = -ECONNREFUSED;
+		goto unlock;
+	}
+	list_del_init(&cep->pending);
+	lst->npending--;
+	refcount_inc(&cep->ref);
+	cep->req_ref = true;
+	cep->state = SOFTIW_CEP_AWAIT_ACCEPT;
+	ret = kiwi_cm_upcall(lst->id, &ev);
+	if (ret) {
+		cep->req_ref = false;
+		refcount_dec(&cep->ref);
+	}
+unlock:
+	mutex_unlock(&lst->lock);
+	return ret;
+}
+
+static void softiw_cep_step_request(struct softiw_cep *cep)
+{
+	int ret;
+
+	ret = softiw_cep_read_mpa(cep, &cep->req);
+	if (ret == SOFTIW_MPA_RX_MORE)
+		return;
+	if (ret < 0) {
+		softiw_cep_close(cep, true);
+		return;
+	}
+	softiw_cep_stop_timer(cep);
+	if (cep->req.markers) {
+		softiw_cep_refuse(cep);
+		return;
+	}
+	ret = softiw_cep_deliver(cep);
+	if (ret) {
+		softiw_cep_refuse(cep);
+		return;
+	}
+	softiw_cep_leave_listener(cep);
+}
+
+/* Before accept or reject the peer may send nothing, nor go away. */
+static void softiw_cep_step_await_accept(struct softiw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+	u8 byte;
+
+	if (sk->sk_state == TCP_ESTABLISHED &&
+	    softiw_sock_recv(cep->sock, &byte, 1) == -EAGAIN)
+		return;
+	softiw_cep_close(cep, true);
+}
+
+static void softiw_cep_step_established(struct softiw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+	int req = READ_ONCE(cep->close_req);
+
+	if (READ_ONCE(sk->sk_err)) {
+		softiw_cep_abort(cep, -ECONNRESET);
+		return;
+	}
+	if (req == KIWI_QPS_ERROR) {
+		softiw_cep_abort(cep, -ECONNABORTED);
+		return;
+	}
+	if (req == KIWI_QPS_CLOSING && !cep->fin_sent) {
+		kernel_sock_shutdown(cep->sock, SHUT_WR);
+		cep->fin_sent = true;
+	}
+	if (!cep->fin_rcvd && (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)) {
+		cep->fin_rcvd = true;
+		if (!cep->fin_sent)
+			softiw_cep_upcall(cep, KIWI_CM_EVENT_DISCONNECT, 0,
+					  NULL);
+	}
+	if (cep->fin_sent && cep->fin_rcvd) {
+		softiw_cep_upcall(cep, KIWI_CM_EVENT_CLOSE, 0, NULL);
+		softiw_cep_close(cep, false);
+	}
+}
+
+static void softiw_cep_step(struct softiw_cep *cep)
+{
+	lockdep_assert_held(&cep->lock);
+	switch (cep->state) {
+	case SOFTIW_CEP_CONNECTING:
+		softiw_cep_step_connecting(cep);
+		if (cep->state != SOFTIW_CEP_AWAIT_REPLY)
+			break;
+		fallthrough;
+	case SOFTIW_CEP_AWAIT_REPLY:
+		softiw_cep_step_reply(cep);
+		break;
+	case SOFTIW_CEP_AWAIT_REQUEST:
+		softiw_cep_step_request(cep);
+		break;
+	case SOFTIW_CEP_AWAIT_ACCEPT:
+		softiw_cep_step_await_accept(cep);
+		break;
+	case SOFTIW_CEP_ESTABLISHED:
+		softiw_cep_step_established(cep);
+		break;
+	case SOFTIW_CEP_CLOSED:
+		break;
+	}
+}
+
+static void softiw_cep_work(struct work_struct *work)
+{
+	struct softiw_cep *cep = container_of(work, struct softiw_cep, work);
+
+	mutex_lock(&cep->lock);
+	softiw_cep_step(cep);
+	mutex_unlock(&cep->lock);
+	softiw_cep_put(cep);
+}
+
+static void softiw_cep_timeout(struct work_struct *work)
+{
+	struct softiw_cep *cep = container_of(to_delayed_work(work),
+					      struct softiw_cep, timer);
+
+	mutex_lock(&cep->lock);
+	switch (cep->state) {
+	case SOFTIW_CEP_CONNECTING:
+	case SOFTIW_CEP_AWAIT_REPLY:
+		softiw_cep_connect_failed(cep, -ETIMEDOUT, NULL);
+		break;
+	case SOFTIW_CEP_AWAIT_REQUEST:
+		softiw_cep_close(cep, true);
+		break;
+	default:
+		break;
+	}
+	mutex_unlock(&cep->lock);
+	softiw_cep_put(cep);
+}
+
+static struct softiw_cep *softiw_cep_alloc(struct softiw_device *sdev,
+					   struct socket *sock,
+					   enum softiw_cep_state state)
+{
+	struct softiw_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+
+	if (!cep)
+		return NULL;
+	refcount_set(&cep->ref, 1);
+	mutex_init(&cep->lock);
+	cep->state = state;
+	cep->sock = sock;
+	cep->sdev = sdev;
+	INIT_LIST_HEAD(&cep->pending);
+	INIT_WORK(&cep->work, softiw_cep_work);
+	INIT_DELAYED_WORK(&cep->timer, softiw_cep_timeout);
+	return cep;
+}
+
+/**
+ * softiw_cep_passive() - take over a connection a listener accepted
+ * @lst: the listener, lock held, not dead
+ * @sock: the new socket
+ *
+ * Context: process context, may sleep.
+ * Return: the endpoint, waiting for the MPA request, or NULL without
+ * memory (then the caller still owns @sock).
+ */
+struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
+				      struct socket *sock)
+{
+	struct softiw_cep *cep;
+
+	lockdep_assert_held(&lst->lock);
+	cep = softiw_cep_alloc(lst->sdev, sock, SOFTIW_CEP_AWAIT_REQUEST);
+	if (!cep)
+		return NULL;
+	softiw_cep_settings(cep, SOFTIW_MAX_IRD_ORD, SOFTIW_MAX_IRD_ORD);
+	kiwi_softiw_mpa_rx_init(&cep->rx, SOFTIW_MPA_REQUEST);
+	refcount_inc(&lst->ref);
+	cep->listener = lst;
+	list_add_tail(&cep->pending, &lst->pending);
+	lst->npending++;
+	tcp_sock_set_nodelay(sock->sk);
+	softiw_sock_attach(sock, cep, softiw_cep_sk_event, &cep->cbs);
+	/* An accepted socket was cloned with the listener's callbacks. */
+	cep->cbs = lst->cbs;
+	softiw_cep_arm_timer(cep);
+	softiw_cep_kick(cep);
+	return cep;
+}
+
+/**
+ * softiw_cep_close_pending() - drop a connection still waiting for its
+ *	MPA request because its listener is going away
+ * @cep: the endpoint; the caller holds a reference
+ *
+ * Context: process context, may sleep.
+ */
+void softiw_cep_close_pending(struct softiw_cep *cep)
+{
+	mutex_lock(&cep->lock);
+	if (cep->state == SOFTIW_CEP_AWAIT_REQUEST)
+		softiw_cep_close(cep, true);
+	mutex_unlock(&cep->lock);
+}
+
+/**
+ * softiw_cep_request_close() - the bound QP went to CLOSING or ERROR
+ * @cep: the endpoint, whose close_req was just set
+ *
+ * Context: any context; the QP's lock is held.
+ */
+void softiw_cep_request_close(struct softiw_cep *cep)
+{
+	softiw_cep_kick(cep);
+}
+
+static int softiw_cep_start_connect(struct softiw_cep *cep,
+				    struct kiwi_cm_id *id)
+{
+	int ret;
+
+	kiwi_cm_id_add_ref(id);
+	cep->id = id;
+	softiw_sock_attach(cep->sock, cep, softiw_cep_sk_event,
+			   &cep->cbs);
+	ret = kernel_connect(cep->sock, (struct sockaddr *)&id->remote_addr,
+			     sizeof(id->remote_addr), O_NONBLOCK);
+	if (ret && ret != -EINPROGRESS) {
+		softiw_sock_detach(cep->sock, &cep->cbs);
+		cep->id = NULL;
+		kiwi_cm_id_rem_ref(id);
+		return ret;
+	}
+	id->provider_data = cep;
+	softiw_cep_arm_timer(cep);
+	softiw_cep_kick(cep);
+	return 0;
+}
+
+static int softiw_cep_prepare_connect(struct softiw_cep *cep,
+				      const struct kiwi_conn_param *param)
+{
+	int ret;
+
+	memcpy(cep->pdata, param->private_data, param->private_data_len);
+	softiw_cep_settings(cep, param->ird, param->ord);
+	ret = kiwi_softiw_mpa_request(&cep->local, cep->pdata,
+				      param->private_data_len, &cep->req);
+	if (ret)
+		return ret;
+	kiwi_softiw_mpa_rx_init(&cep->rx, SOFTIW_MPA_REPLY);
+	return softiw_cep_bind_qp(cep, param->qpn);
+}
+
+/**
+ * softiw_connect() - iw_connect: start a connection, never waiting on TCP
+ * @id: the active id, remote_addr set
+ * @param: QP, IRD/ORD and private data
+ *
+ * Context: process context, may sleep.
+ * Return: 0 if the attempt started (a CONNECT_REPLY follows), or a
+ * negative errno if it did not.
+ */
+int softiw_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
+{
+	struct softiw_device *sdev = softiw_dev(id->device);
+	struct softiw_cep *cep;
+	struct socket *sock;
+	int ret;
+
+	might_sleep();
+	if (param->private_data_len > KIWI_CM_MAX_PRIVATE_DATA)
+		return -EMSGSIZE;
+	ret = softiw_sock_create(sdev, id->remote_addr.ss_family, &sock);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
+	cep = softiw_cep_alloc(sdev, sock, SOFTIW_CEP_CONNECTING);
+	if (!cep)
+		goto release_sock;
+	mutex_lock(&cep->lock);
+	ret = softiw_cep_prepare_connect(cep, param);
+	if (ret)
+		goto free_cep;
+	ret = softiw_cep_start_connect(cep, id);
+	if (ret)
+		goto unbind_qp;
+	mutex_unlock(&cep->lock);
+	return 0;
+
+unbind_qp:
+	softiw_cep_unbind_qp(cep, false);
+free_cep:
+	mutex_unlock(&cep->lock);
+	softiw_cep_free(cep);
+release_sock:
+	sock_release(sock);
+	return ret;
+}
+
+static int softiw_cep_send_accept(struct softiw_cep *cep,
+				  const struct kiwi_conn_param *param)
+{
+	struct kiwi_softiw_mpa_result res;
+	struct kiwi_softiw_mpa_info rep;
+	int ret;
+
+	softiw_cep_settings(cep, param->ird, param->ord);
+	cep->local.rtr = 0;
+	ret = kiwi_softiw_mpa_accept(&cep->local, &cep->req,
+				     param->private_data,
+				     param->private_data_len, &rep, &res);
+	if (ret)
+		return ret;
+	return softiw_cep_send_mpa(cep, SOFTIW_MPA_REPLY, &rep);
+}
+
+/**
+ * softiw_accept() - iw_accept: send the MPA reply and establish
+ * @id: the child id; provider_data is the endpoint
+ * @param: QP, IRD/ORD and private data
+ *
+ * If the reply cannot be sent, accept still returns 0 and the id gets
+ * CLOSE with the error (Documentation/softiw.rst).
+ *
+ * Context: process context, may sleep.
+ * Return: 0 (ESTABLISHED or CLOSE follows), -ECONNRESET if the peer went
+ * away before, -EBUSY or -EINVAL for an unusable QP.
+ */
+int softiw_accept(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
+{
+	struct softiw_cep *cep = id->provider_data;
+	int ret;
+
+	might_sleep();
+	refcount_inc(&cep->ref);
+	mutex_lock(&cep->lock);
+	ret = -ECONNRESET;
+	if (cep->state != SOFTIW_CEP_AWAIT_ACCEPT)
+		goto unlock;
+	ret = softiw_cep_bind_qp(cep, param->qpn);
+	if (ret)
+		goto unlock;
+	kiwi_cm_id_add_ref(id);
+	cep->id = id;
+	ret = softiw_cep_send_accept(cep, param);
+	if (ret) {
+		softiw_cep_abort(cep, ret);
+		ret = 0;
+		goto unlock;
+	}
+	softiw_cep_qp_rts(cep);
+	cep->state = SOFTIW_CEP_ESTABLISHED;
+	softiw_cep_upcall(cep, KIWI_CM_EVENT_ESTABLISHED, 0, NULL);
+	/* The peer may have closed already; look once more. */
+	softiw_cep_kick(cep);
+unlock:
+	mutex_unlock(&cep->lock);
+	softiw_cep_put(cep);
+	return ret;
+}
+
+/**
+ * softiw_reject() - iw_reject: refuse a delivered request
+ * @id: the child id; provider_data is the endpoint
+ * @pdata: private data for the reject reply
+ * @len: its length
+ *
+ * Context: process context, may sleep.
+ * Return: 0.
+ */
+int softiw_reject(struct kiwi_cm_id *id, const void *pdata, u16 len)
+{
+	struct softiw_cep *cep = id->provider_data;
+	struct kiwi_softiw_mpa_info rep;
+
+	might_sleep();
+	mutex_lock(&cep->lock);
+	if (cep->state == SOFTIW_CEP_AWAIT_ACCEPT) {
+		if (!kiwi_softiw_mpa_reject(&cep->local, &cep->req, pdata, len,
+					    &rep))
+			softiw_cep_send_mpa(cep, SOFTIW_MPA_REPLY, &rep);
+		softiw_cep_close(cep, false);
+	}
+	/* The child id's reference, which kept @cep alive up to here. */
+	cep->req_ref = false;
+	mutex_unlock(&cep->lock);
+	softiw_cep_put(cep);
+	return 0;
+}
+
+/**
+ * softiw_cm_init() - create the connection manager's workqueue
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int softiw_cm_init(void)
+{
+	softiw_cm_wq = alloc_workqueue("kiwi_softiw_cm", WQ_UNBOUND, 0);
+	return softiw_cm_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * softiw_cm_exit() - wait for the last endpoint work and free the queue
+ */
+void softiw_cm_exit(void)
+{
+	destroy_workqueue(softiw_cm_wq);
+}

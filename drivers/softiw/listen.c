@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_softiw listeners: a listening TCP socket per listening cm_id. New
+ * TCP connections become endpoints waiting for their MPA request; at most
+ * max_pending of them per listener, further ones are closed at once.
+ */
+#include <linux/slab.h>
+#include <net/sock.h>
+
+#include "cm.h"
+
+/**
+ * softiw_listener_put() - drop a reference on a listener
+ * @lst: the listener
+ */
+void softiw_listener_put(struct softiw_listener *lst)
+{
+	if (refcount_dec_and_test(&lst->ref))
+		kfree(lst);
+}
+
+static void softiw_listener_sk_event(struct sock *sk)
+{
+	struct softiw_listener *lst;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	lst = sk->sk_user_data;
+	if (lst)
+		queue_work(softiw_cm_wq, &lst->work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void softiw_listener_take(struct softiw_listener *lst,
+				 struct socket *sock)
+{
+	lockdep_assert_held(&lst->lock);
+	if (lst->npending >= READ_ONCE(softiw_max_pending) ||
+	    !softiw_cep_passive(lst, sock)) {
+		sock_no_linger(sock->sk);
+		sock_release(sock);
+	}
+}
+
+static void softiw_listener_work(struct work_struct *work)
+{
+	struct softiw_listener *lst = container_of(work, struct softiw_listener,
+						   work);
+	struct socket *sock;
+
+	mutex_lock(&lst->lock);
+	while (!lst->dead && !kernel_accept(lst->sock, &sock, O_NONBLOCK))
+		softiw_listener_take(lst, sock);
+	mutex_unlock(&lst->lock);
+}
+
+static int softiw_listener_open(struct softiw_listener *lst,
+				const struct sockaddr_storage *addr,
+				int backlog)
+{
+	int ret;
+
+	ret = softiw_sock_create(lst->sdev, addr->ss_family, &lst->sock);
+	if (ret)
+		return ret;
+	sock_set_reuseaddr(lst->sock->sk);
+	ret = kernel_bind(lst->sock, (struct sockaddr *)addr, sizeof(*addr));
+	if (ret)
+		goto release_sock;
+	ret = kernel_listen(lst->sock, backlog > 0 ? backlog :
+				       KIWI_CM_DEFAULT_BACKLOG);
+	if (ret)
+		goto release_sock;
+	softiw_sock_attach(lst->sock, lst, softiw_listener_sk_event,
+			   &lst->cbs);
+	return 0;
+
+release_sock:
+	sock_release(lst->sock);
+	return ret;
+}
+
+/**
+ * softiw_create_listen() - iw_create_listen: listen on id->local_addr
+ * @id: the listening id
+ * @backlog: TCP accept queue length; 0 for the default
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno (-EADDRINUSE, -EAFNOSUPPORT, -ENOMEM...).
+ */
+int softiw_create_listen(struct kiwi_cm_id *id, int backlog)
+{
+	struct softiw_listener *lst;
+	int ret;
+
+	might_sleep();
+	lst = kzalloc(sizeof(*lst), GFP_KERNEL);
+	if (!lst)
+		return -ENOMEM;
+	refcount_set(&lst->ref, 1);
+	mutex_init(&lst->lock);
+	lst->sdev = softiw_dev(id->device);
+	lst->id = id;
+	INIT_WORK(&lst->work, softiw_listener_work);
+	INIT_LIST_HEAD(&lst->pending);
+	ret = softiw_listener_open(lst, &id->local_addr, backlog);
+	if (ret) {
+		kfree(lst);
+		return ret;
+	}
+	kiwi_cm_id_add_ref(id);
+	id->provider_data = lst;
+	return 0;
+}
+
+/* Take the first connection still waiting for its request, if any. */
+static struct softiw_cep *softiw_listener_pop(struct softiw_listener *lst)
+{
+	struct softiw_cep *cep;
+
+	mutex_lock(&lst->lock);
+	cep = list_first_entry_or_null(&lst->pending, struct softiw_cep,
+				       pending);
+	if (cep) {
+		list_del_init(&cep->pending);
+		lst->npending--;
+		refcount_inc(&cep->ref);
+	}
+	mutex_unlock(&lst->lock);
+	return cep;
+}
+
+/**
+ * softiw_destroy_listen() - iw_destroy_listen: stop listening
+ * @id: the listening id
+ *
+ * Closes the listening socket and every connection that has not sent
+ * its MPA request yet; no CONNECT_REQUEST starts after it returns.
+ *
+ * Context: process context, may sleep.
+ * Return: 0.
+ */
+int softiw_destroy_listen(struct kiwi_cm_id *id)
+{
+	struct softiw_listener *lst = id->provider_data;
+	struct softiw_cep *cep;
+
+	might_sleep();
+	mutex_lock(&lst->lock);
+	lst->dead = true;
+	softiw_sock_detach(lst->sock, &lst->cbs);
+	mutex_unlock(&lst->lock);
+	cancel_work_sync(&lst->work);
+	sock_release(lst->sock);
+	while ((cep = softiw_listener_pop(lst))) {
+		softiw_cep_close_pending(cep);
+		softiw_cep_put(cep);
+	}
+	kiwi_cm_id_rem_ref(id);
+	softiw_listener_put(lst);
+	return 0;
+}

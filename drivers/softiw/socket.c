@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_softiw socket glue: kernel TCP sockets in the namespace of the
+ * device's netdev, their callbacks (which only queue work: they run in
+ * softirq context and must not sleep), and non-blocking send and receive.
+ */
+#include <linux/in.h>
+#include <linux/net.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+
+#include "cm.h"
+
+/**
+ * softiw_sock_create() - a TCP socket in the device's namespace
+ * @sdev: the device
+ * @family: AF_INET or AF_INET6
+ * @sockp: the new socket
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno.
+ */
+int softiw_sock_create(struct softiw_device *sdev, int family,
+		       struct socket **sockp)
+{
+	int ret;
+
+	if (family != AF_INET && family != AF_INET6)
+		return -EAFNOSUPPORT;
+	ret = sock_create_kern(dev_net(sdev->kdev.netdev), family, SOCK_STREAM,
+			       IPPROTO_TCP, sockp);
+	if (ret)
+		return ret;
+	tcp_sock_set_nodelay((*sockp)->sk);
+	return 0;
+}
+
+/**
+ * softiw_sock_attach() - route a socket's events to @event
+ * @sock: the socket
+ * @owner: stored in sk_user_data for @event
+ * @event: called for data, state changes and errors, in softirq context,
+ *	with sk_callback_lock read-held
+ * @cbs: where the socket's own callbacks are kept for detach
+ */
+void softiw_sock_attach(struct socket *sock, void *owner,
+			void (*event)(struct sock *sk),
+			struct softiw_sock_cbs *cbs)
+{
+	struct sock *sk = sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	cbs->data_ready = sk->sk_data_ready;
+	cbs->state_change = sk->sk_state_change;
+	cbs->error_report = sk->sk_error_report;
+	sk->sk_user_data = owner;
+	sk->sk_data_ready = event;
+	sk->sk_state_change = event;
+	sk->sk_error_report = event;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/**
+ * softiw_sock_detach() - give a socket its own callbacks back
+ * @sock: the socket
+ * @cbs: what softiw_sock_attach() kept
+ *
+ * After it returns no callback runs with the old owner, and none points
+ * into this module: the socket may outlive it (FIN_WAIT, TIME_WAIT).
+ */
+void softiw_sock_detach(struct socket *sock, const struct softiw_sock_cbs *cbs)
+{
+	struct sock *sk = sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = cbs->data_ready;
+	sk->sk_state_change = cbs->state_change;
+	sk->sk_error_report = cbs->error_report;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/**
+ * softiw_sock_send() - send a whole buffer without blocking
+ * @sock: the socket
+ * @buf: the bytes
+ * @len: their number, small enough for an empty send buffer
+ *
+ * Context: process context.
+ * Return: 0, or -ECONNRESET if the bytes could not all be queued.
+ */
+int softiw_sock_send(struct socket *sock, const void *buf, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct kvec vec = { .iov_base = (void *)buf, .iov_len = len };
+	int ret;
+
+	ret = kernel_sendmsg(sock, &msg, &vec, 1, len);
+	return ret == len ? 0 : -ECONNRESET;
+}
+
+/**
+ * softiw_sock_recv() - take what has arrived, without blocking
+ * @sock: the socket
+ * @buf: where to put it
+ * @len: at most this many bytes
+ *
+ * Context: process context.
+ * Return: bytes taken, 0 at end of stream, -EAGAIN if nothing is there,
+ * or another negative errno.
+ */
+int softiw_sock_recv(struct socket *sock, void *buf, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct kvec vec = { .iov_base = buf, .iov_len = len };
+
+	return kernel_recvmsg(sock, &msg, &vec, 1, len, MSG_DONTWAIT);
+}
+
+/**
+ * softiw_sock_addrs() - both ends' addresses of a connected socket
+ * @sock: the socket
+ * @local: filled with the local address
+ * @remote: filled with the peer's address
+ *
+ * Return: 0 or a negative errno.
+ */
+int softiw_sock_addrs(struct socket *sock, struct sockaddr_storage *local,
+		      struct sockaddr_storage *remote)
+{
+	int ret;
+
+	memset(local, 0, sizeof(*local));
+	memset(remote, 0, sizeof(*remote));
+	ret = kernel_getsockname(sock, (struct sockaddr *)local);
+	if (ret < 0)
+		return ret;
+	ret = kernel_getpeername(sock, (struct sockaddr *)remote);
+	return ret < 0 ? ret : 0;
+}

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The connection suites' fixture: see cm_fixture.h.
+ */
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/rtnetlink.h>
+#include <linux/netdevice.h>
+#include <linux/string.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+
+#include "cm_fixture.h"
+#include "softiw.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+#define CMT_WAIT_MS 5000
+
+static int cmt_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
+{
+	struct cmt *t = id->context;
+	struct cmt_rec *r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->n < CMT_MAX_RECS) {
+		r = &t->recs[t->n++];
+		r->id = id;
+		r->event = ev->event;
+		r->status = ev->status;
+		r->len = ev->private_data_len;
+		memcpy(r->pd, ev->private_data,
+		       min_t(size_t, ev->private_data_len, sizeof(r->pd)));
+	}
+	/* A request's child id is the fixture's to destroy. */
+	if (ev->event == KIWI_CM_EVENT_CONNECT_REQUEST && t->nids < CMT_MAX_IDS)
+		t->ids[t->nids++] = id;
+	spin_unlock_irqrestore(&t->lock, flags);
+	wake_up(&t->wq);
+	return 0;
+}
+
+static void cmt_lo_up(void)
+{
+	rtnl_lock();
+	dev_open(init_net.loopback_dev, NULL);
+	rtnl_unlock();
+}
+
+/**
+ * cmt_suite_init() - attach loopback for a suite
+ * @suite: the suite
+ *
+ * The module attaches nothing by default, so that other suites find lo
+ * free for their own devices.
+ *
+ * Return: 0 or the error of kiwi_softiw_attach().
+ */
+int cmt_suite_init(struct kunit_suite *suite)
+{
+	int ret = kiwi_softiw_attach("lo");
+
+	return ret == -EEXIST ? 0 : ret;
+}
+
+/**
+ * cmt_suite_exit() - detach loopback after a suite
+ * @suite: the suite
+ */
+void cmt_suite_exit(struct kunit_suite *suite)
+{
+	kiwi_softiw_detach("lo");
+}
+
+/**
+ * cmt_setup() - a fixture on softiw_lo, loopback up
+ * @test: the test
+ * @port: the TCP port its listener uses
+ *
+ * Return: the fixture; the test is aborted on failure.
+ */
+struct cmt *cmt_setup(struct kunit *test, u16 port)
+{
+	struct cmt *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->test = test;
+	t->port = port;
+	spin_lock_init(&t->lock);
+	init_waitqueue_head(&t->wq);
+	t->live_ids = kiwi_cm_live_ids();
+	cmt_lo_up();
+	t->dev = kiwi_device_get_by_name("softiw_lo");
+	KUNIT_ASSERT_NOT_NULL(test, t->dev);
+	t->cq = kiwi_create_cq(t->dev, 16, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq));
+	return t;
+}
+
+/**
+ * cmt_teardown() - destroy ids and QPs; check that no id leaked
+ * @t: the fixture
+ */
+void cmt_teardown(struct cmt *t)
+{
+	int i, live = -1;
+
+	for (i = 0; i < t->nids; i++)
+		kiwi_cm_destroy_id(t->ids[i]);
+	for (i = 0; i < t->nqps; i++)
+		kiwi_destroy_qp(t->qps[i]);
+	kiwi_destroy_cq(t->cq);
+	kiwi_device_put(t->dev);
+	for (i = 0; i < 100; i++) {
+		live = kiwi_cm_live_ids();
+		if (live == t->live_ids)
+			break;
+		msleep(20);
+	}
+	KUNIT_EXPECT_EQ(t->test, live, t->live_ids);
+}
+
+static struct kiwi_cm_id *cmt_id(struct cmt *t)
+{
+	struct kiwi_cm_id *id = kiwi_cm_create_id(t->dev, cmt_handler, t);
+	unsigned long flags;
+
+	KUNIT_ASSERT_FALSE(t->test, IS_ERR_OR_NULL(id));
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->nids < CMT_MAX_IDS)
+		t->ids[t->nids++] = id;
+	spin_unlock_irqrestore(&t->lock, flags);
+	return id;
+}
+
+static void cmt_addr(struct sockaddr_storage *ss, u16 port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+}
+
+/**
+ * cmt_destroy() - destroy an id now instead of at teardown
+ * @t: the fixture
+ * @id: the id
+ */
+void cmt_destroy(struct cmt *t, struct kiwi_cm_id *id)
+{
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&t->lock, flags);
+	for (i = 0; i < t->nids; i++)
+		if (t->ids[i] == id)
+			t->ids[i] = t->ids[--t->nids];
+	spin_unlock_irqrestore(&t->lock, flags);
+	kiwi_cm_destroy_id(id);
+}
+
+/**
+ * cmt_listen() - a listening id on 127.0.0.1 and the fixture's port
+ * @t: the fixture
+ *
+ * Return: the id.
+ */
+struct kiwi_cm_id *cmt_listen(struct cmt *t)
+{
+	struct kiwi_cm_id *id = cmt_id(t);
+
+	cmt_addr(&id->local_addr, t->port);
+	KUNIT_ASSERT_EQ(t->test, kiwi_cm_listen(id, 8), 0);
+	return id;
+}
+
+/**
+ * cmt_qp() - a new QP
+ * @t: the fixture
+ *
+ * Return: its number.
+ */
+u32 cmt_qp(struct cmt *t)
+{
+	struct kiwi_qp_init_attr init = {
+		.send_cq = t->cq, .recv_cq = t->cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct kiwi_qp *qp = kiwi_create_qp(t->dev, &init);
+
+	KUNIT_ASSERT_FALSE(t->test, IS_ERR(qp));
+	KUNIT_ASSERT_LT(t->test, t->nqps, CMT_MAX_IDS);
+	t->qps[t->nqps++] = qp;
+	return qp->qpn;
+}
+
+/**
+ * cmt_connect() - connect a new id to 127.0.0.1:@port
+ * @t: the fixture
+ * @pd: private data (a string) or NULL
+ * @port: the port
+ *
+ * Return: the id; kiwi_cm_connect() returned 0.
+ */
+struct kiwi_cm_id *cmt_connect(struct cmt *t, const char *pd, u16 port)
+{
+	struct kiwi_conn_param p = {
+		.private_data = pd, .private_data_len = pd ? strlen(pd) : 0,
+		.ird = 4, .ord = 4,
+	};
+	struct kiwi_cm_id *id = cmt_id(t);
+
+	p.qpn = cmt_qp(t);
+	cmt_addr(&id->remote_addr, port);
+	KUNIT_ASSERT_EQ(t->test, kiwi_cm_connect(id, &p), 0);
+	return id;
+}
+
+static const struct cmt_rec *cmt_find(struct cmt *t, u8 event,
+				      struct kiwi_cm_id *id)
+{
+	const struct cmt_rec *found = NULL;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&t->lock, flags);
+	for (i = 0; i < t->n && !found; i++)
+		if (t->recs[i].event == event && (!id || t->recs[i].id == id))
+			found = &t->recs[i];
+	spin_unlock_irqrestore(&t->lock, flags);
+	return found;
+}
+
+/**
+ * cmt_wait() - wait for an event
+ * @t: the fixture
+ * @event: its type
+ * @id: the id it must be for, or NULL for any
+ *
+ * Return: the record, or NULL after a few seconds.
+ */
+const struct cmt_rec *cmt_wait(struct cmt *t, u8 event, struct kiwi_cm_id *id)
+{
+	const struct cmt_rec *r = NULL;
+
+	wait_event_timeout(t->wq, (r = cmt_find(t, event, id)) != NULL,
+			   msecs_to_jiffies(CMT_WAIT_MS));
+	return r;
+}
+
+/**
+ * cmt_count() - events of a type seen so far
+ * @t: the fixture
+ * @event: the type
+ *
+ * Return: their number.
+ */
+int cmt_count(struct cmt *t, u8 event)
+{
+	unsigned long flags;
+	int i, n = 0;
+
+	spin_lock_irqsave(&t->lock, flags);
+	for (i = 0; i < t->n; i++)
+		n += t->recs[i].event == event;
+	spin_unlock_irqrestore(&t->lock, flags);
+	return n;
+}
+
+/**
+ * cmt_param() - write a kiwi_softiw module parameter
+ * @test: the test
+ * @name: the parameter
+ * @value: its new value
+ */
+void cmt_param(struct kunit *test, const char *name, const char *value)
+{
+	char path[96];
+	struct file *f;
+	loff_t pos = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/kiwi_softiw/parameters/%s",
+		 name);
+	f = filp_open(path, O_WRONLY, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, kernel_write(f, value, strlen(value), &pos),
+			(ssize_t)strlen(value));
+	filp_close(f, NULL);
+}
+
+/**
+ * cmt_raw_connect() - a plain blocking TCP client to 127.0.0.1:@port
+ * @test: the test
+ * @port: the port
+ *
+ * Return: the connected socket.
+ */
+struct socket *cmt_raw_connect(struct kunit *test, u16 port)
+{
+	struct sockaddr_storage ss;
+	struct socket *sock;
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &sock), 0);
+	tcp_sock_set_nodelay(sock->sk);
+	cmt_addr(&ss, port);
+	if (kernel_connect(sock, (struct sockaddr *)&ss, sizeof(ss), 0)) {
+		sock_release(sock);
+		KUNIT_ASSERT_FAILURE(test, "raw connect failed");
+	}
+	return sock;
+}
+
+/**
+ * cmt_raw_send() - send bytes on a raw client
+ * @sock: the client
+ * @buf: the bytes
+ * @len: their number
+ *
+ * Return: what kernel_sendmsg() returned.
+ */
+int cmt_raw_send(struct socket *sock, const void *buf, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec vec = { .iov_base = (void *)buf, .iov_len = len };
+
+	return kernel_sendmsg(sock, &msg, &vec, 1, len);
+}
+
+/**
+ * cmt_raw_recv() - receive on a raw client, waiting at most @ms
+ * @sock: the client
+ * @buf: where to put the bytes
+ * @len: at most this many
+ * @ms: how long to wait
+ *
+ * Return: bytes, 0 at end of stream, -EAGAIN on timeout, or an errno.
+ */
+int cmt_raw_recv(struct socket *sock, void *buf, size_t len, int ms)
+{
+	struct msghdr msg = {};
+	struct kvec vec = { .iov_base = buf, .iov_len = len };
+
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(ms);
+	return kernel_recvmsg(sock, &msg, &vec, 1, len, 0);
+}
+
+/**
+ * cmt_raw_close() - close a raw client
+ * @sock: the client
+ * @reset: with a RST instead of a FIN
+ */
+void cmt_raw_close(struct socket *sock, bool reset)
+{
+	if (reset)
+		sock_no_linger(sock->sk);
+	sock_release(sock);
+}

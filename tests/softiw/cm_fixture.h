@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A recording ULP over a real softiw device on loopback, shared by the
+ * connection suites: ids, QPs, events, raw client sockets, and module
+ * parameters set for one test and restored after it.
+ */
+#ifndef _KIWI_SOFTIW_CM_FIXTURE_H
+#define _KIWI_SOFTIW_CM_FIXTURE_H
+
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/net.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <net/net_namespace.h>
+
+#include <kiwi/iw_cm.h>
+#include <kiwi/provider.h>
+#include <kiwi/verbs.h>
+
+#define CMT_MAX_RECS 32
+#define CMT_MAX_IDS 8
+
+/* KUnit of 6.1 has no KUNIT_EXPECT_MEMEQ. */
+#define CMT_EXPECT_MEM(test, got, want, n) \
+	KUNIT_EXPECT_EQ(test, memcmp(got, want, n), 0)
+/**
+ * struct cmt_rec - one event as the handler saw it
+ * @id: the id
+ * @event: its type
+ * @status: its status
+ * @len: private data length
+ * @pd: the first private data bytes
+ */
+struct cmt_rec {
+	struct kiwi_cm_id *id;
+	u8 event;
+	int status;
+	u16 len;
+	u8 pd[8];
+};
+
+/**
+ * struct cmt - the fixture
+ * @test: the test
+ * @dev: softiw_lo
+ * @cq: CQ of every QP
+ * @lock: protects @recs, @n, @ids and @nids
+ * @wq: woken on each event
+ * @recs: events
+ * @n: their number
+ * @ids: ids destroyed at the end
+ * @nids: their number
+ * @qps: QPs destroyed at the end
+ * @nqps: their number
+ * @live_ids: kiwi_cm_live_ids() at setup
+ * @port: TCP port of this test's listener
+ */
+struct cmt {
+	struct kunit *test;
+	struct kiwi_device *dev;
+	struct kiwi_cq *cq;
+	spinlock_t lock;	/* protects recs, n, ids and nids */
+	wait_queue_head_t wq;
+	struct cmt_rec recs[CMT_MAX_RECS];
+	int n;
+	struct kiwi_cm_id *ids[CMT_MAX_IDS];
+	int nids;
+	struct kiwi_qp *qps[CMT_MAX_IDS];
+	int nqps;
+	int live_ids;
+	u16 port;
+};
+
+int cmt_suite_init(struct kunit_suite *suite);
+void cmt_suite_exit(struct kunit_suite *suite);
+struct cmt *cmt_setup(struct kunit *test, u16 port);
+void cmt_teardown(struct cmt *t);
+struct kiwi_cm_id *cmt_listen(struct cmt *t);
+void cmt_destroy(struct cmt *t, struct kiwi_cm_id *id);
+struct kiwi_cm_id *cmt_connect(struct cmt *t, const char *pd, u16 port);
+u32 cmt_qp(struct cmt *t);
+const struct cmt_rec *cmt_wait(struct cmt *t, u8 event, struct kiwi_cm_id *id);
+int cmt_count(struct cmt *t, u8 event);
+void cmt_param(struct kunit *test, const char *name, const char *value);
+struct socket *cmt_raw_connect(struct kunit *test, u16 port);
+int cmt_raw_send(struct socket *sock, const void *buf, size_t len);
+int cmt_raw_recv(struct socket *sock, void *buf, size_t len, int ms);
+void cmt_raw_close(struct socket *sock, bool reset);
+
+#endif /* _KIWI_SOFTIW_CM_FIXTURE_H */

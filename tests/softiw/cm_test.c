@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_softiw_cm: connections between two softiw endpoints over loopback
+ * through the iw_cm API: connect, accept, reject, graceful and abortive
+ * teardown, MPA revisions 1 and 2 with and without CRC, a refused TCP
+ * connect and the MPA reply timeout.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/string.h>
+
+#include "cm_fixture.h"
+
+/* Put the parameters back as the module loaded them, whatever a case did. */
+static void cm_test_exit(struct kunit *test)
+{
+	cmt_param(test, "mpa_rev", "2");
+	cmt_param(test, "mpa_crc", "N");
+	cmt_param(test, "mpa_timeout_ms", "10000");
+	cmt_param(test, "max_pending", "32");
+}
+
+/* Connect, accept, check both ends' events and private data. */
+static struct kiwi_cm_id *cm_establish(struct cmt *t, struct kiwi_cm_id **child)
+{
+	struct kunit *test = t->test;
+	struct kiwi_conn_param p = {
+		.private_data = "ok", .private_data_len = 2, .ird = 4, .ord = 4,
+	};
+	const struct cmt_rec *r;
+	struct kiwi_cm_id *a;
+
+	cmt_listen(t);
+	a = cmt_connect(t, "hello", t->port);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->len, 5);
+	CMT_EXPECT_MEM(test, r->pd, "hello", 5);
+	*child = r->id;
+	p.qpn = cmt_qp(t);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(*child, &p), 0);
+	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
+					     *child));
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, 0);
+	KUNIT_EXPECT_EQ(test, r->len, 2);
+	CMT_EXPECT_MEM(test, r->pd, "ok", 2);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(a), KIWI_CM_STATE_ESTABLISHED);
+	return a;
+}
+
+/* Graceful: the initiator sees CLOSE only, the peer DISCONNECT then CLOSE. */
+static void cm_graceful(struct cmt *t, struct kiwi_cm_id *a,
+			struct kiwi_cm_id *b)
+{
+	struct kunit *test = t->test;
+	const struct cmt_rec *r;
+
+	KUNIT_ASSERT_EQ(test, kiwi_cm_disconnect(a, KIWI_CM_DISCONNECT_GRACEFUL),
+			0);
+	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(t, KIWI_CM_EVENT_DISCONNECT, b));
+	KUNIT_ASSERT_EQ(test, kiwi_cm_disconnect(b, KIWI_CM_DISCONNECT_GRACEFUL),
+			0);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, a);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, 0);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, b);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, 0);
+	KUNIT_EXPECT_EQ(test, cmt_count(t, KIWI_CM_EVENT_DISCONNECT), 1);
+}
+
+static void cm_roundtrip(struct kunit *test, const char *rev, const char *crc,
+			 u16 port)
+{
+	struct kiwi_cm_id *a, *b;
+	struct cmt *t;
+
+	cmt_param(test, "mpa_rev", rev);
+	cmt_param(test, "mpa_crc", crc);
+	t = cmt_setup(test, port);
+	a = cm_establish(t, &b);
+	cm_graceful(t, a, b);
+	cmt_teardown(t);
+}
+
+static void cm_v2_nocrc(struct kunit *test)
+{
+	cm_roundtrip(test, "2", "N", 21001);
+}
+
+static void cm_v2_crc(struct kunit *test)
+{
+	cm_roundtrip(test, "2", "Y", 21002);
+}
+
+static void cm_v1_nocrc(struct kunit *test)
+{
+	cm_roundtrip(test, "1", "N", 21003);
+}
+
+static void cm_v1_crc(struct kunit *test)
+{
+	cm_roundtrip(test, "1", "Y", 21004);
+}
+
+static void cm_abortive(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 21005);
+	struct kiwi_cm_id *a, *b;
+	const struct cmt_rec *r;
+
+	a = cm_establish(t, &b);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_disconnect(a, KIWI_CM_DISCONNECT_ABORTIVE),
+			0);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, a);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_LT(test, r->status, 0);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, b);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, cmt_count(t, KIWI_CM_EVENT_DISCONNECT), 0);
+	cmt_teardown(t);
+}
+
+static void cm_reject(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 21006);
+	const struct cmt_rec *r;
+	struct kiwi_cm_id *a;
+
+	cmt_listen(t);
+	a = cmt_connect(t, "hi", t->port);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_reject(r->id, "no", 2), 0);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, r->len, 2);
+	CMT_EXPECT_MEM(test, r->pd, "no", 2);
+	cmt_teardown(t);
+}
+
+/* The owner destroys a request it never answered: the core rejects it. */
+static void cm_unanswered_request(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 21007);
+	const struct cmt_rec *r;
+	struct kiwi_cm_id *a;
+
+	cmt_listen(t);
+	a = cmt_connect(t, NULL, t->port);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	cmt_destroy(t, r->id);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNREFUSED);
+	cmt_teardown(t);
+}
+
+static void cm_no_listener(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 21008);
+	const struct cmt_rec *r;
+	struct kiwi_cm_id *a;
+
+	a = cmt_connect(t, NULL, t->port);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNREFUSED);
+	cmt_teardown(t);
+}
+
+/* A peer that completes TCP but never answers the MPA request. */
+static void cm_reply_timeout(struct kunit *test)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET, .sin_port = htons(21009),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	const struct cmt_rec *r;
+	struct socket *mute;
+	struct kiwi_cm_id *a;
+	struct cmt *t;
+
+	cmt_param(test, "mpa_timeout_ms", "300");
+	t = cmt_setup(test, 21009);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &mute), 0);
+	KUNIT_ASSERT_EQ(test, kernel_bind(mute, (struct sockaddr *)&sin,
+					  sizeof(sin)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_listen(mute, 4), 0);
+	a = cmt_connect(t, "x", t->port);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a);
+	sock_release(mute);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ETIMEDOUT);
+	cmt_teardown(t);
+}
+
+static struct kunit_case cm_cases[] = {
+	KUNIT_CASE(cm_v2_nocrc),
+	KUNIT_CASE(cm_v2_crc),
+	KUNIT_CASE(cm_v1_nocrc),
+	KUNIT_CASE(cm_v1_crc),
+	KUNIT_CASE(cm_abortive),
+	KUNIT_CASE(cm_reject),
+	KUNIT_CASE(cm_unanswered_request),
+	KUNIT_CASE(cm_no_listener),
+	KUNIT_CASE(cm_reply_timeout),
+	{}
+};
+
+static struct kunit_suite cm_suite = {
+	.suite_init = cmt_suite_init,
+	.suite_exit = cmt_suite_exit,
+	.name = "kiwi_softiw_cm",
+	.exit = cm_test_exit,
+	.test_cases = cm_cases,
+};
+
+kunit_test_suite(cm_suite);
