@@ -176,16 +176,21 @@ static void hostile_pending_bound(struct kunit *test)
 	cmt_param(test, "max_pending", "2");
 	t = cmt_setup(test, 22007);
 	cmt_listen(t);
+	/*
+	 * A client over the bound may be dropped after TCP accepted it, or
+	 * refused while the listener's queue is full: both count as dropped.
+	 */
 	for (i = 0; i < ARRAY_SIZE(s); i++)
-		s[i] = cmt_raw_connect(test, t->port);
+		s[i] = cmt_raw_try_connect(test, t->port);
 	for (i = 0; i < ARRAY_SIZE(s); i++) {
-		int ret = cmt_raw_recv(s[i], &byte, 1, 500);
+		int ret = s[i] ? cmt_raw_recv(s[i], &byte, 1, 500) : 0;
 
 		dropped += ret == 0 || ret == -ECONNRESET;
 	}
 	KUNIT_EXPECT_EQ(test, dropped, 2);
 	for (i = 0; i < ARRAY_SIZE(s); i++)
-		cmt_raw_close(s[i], false);
+		if (s[i])
+			cmt_raw_close(s[i], false);
 	msleep(100);
 	hostile_listener_works(t);
 	cmt_teardown(t);
