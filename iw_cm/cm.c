@@ -442,6 +442,43 @@ int kiwi_cm_listen(struct kiwi_cm_id *id, int backlog)
 }
 EXPORT_SYMBOL_GPL(kiwi_cm_listen);
 
+/*
+ * The start connect() and accept() share: check the id and the parameters,
+ * pin the QP, take the table step for @op and bind the QP to the id.
+ */
+static int kiwi_cm_bind_qp(struct kiwi_cm_priv *priv,
+			   const struct kiwi_conn_param *param,
+			   enum kiwi_cm_op op, u8 flag)
+{
+	struct kiwi_device *dev = priv->id.device;
+	struct kiwi_qp *qp;
+	unsigned long flags;
+	int ret;
+
+	ret = kiwi_cm_check_live(priv);
+	if (ret)
+		return ret;
+	ret = kiwi_cm_check_param(dev, param->private_data,
+				  param->private_data_len, param->ird,
+				  param->ord);
+	if (ret)
+		return ret;
+	qp = kiwi_cm_get_qp(dev, param->qpn);
+	if (!qp)
+		return -EINVAL;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	if (!kiwi_cm_op_step(priv, op)) {
+		spin_unlock_irqrestore(&priv->lock, flags);
+		kiwi_cm_qp_put(qp);
+		return -EINVAL;
+	}
+	priv->flags |= flag;
+	priv->qp = qp;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return 0;
+}
+
 /**
  * kiwi_cm_connect() - start an active connection to @id->remote_addr
  * @id: a fresh id
@@ -459,35 +496,13 @@ EXPORT_SYMBOL_GPL(kiwi_cm_listen);
 int kiwi_cm_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 {
 	struct kiwi_cm_priv *priv = kiwi_cm_priv(id);
-	struct kiwi_device *dev = id->device;
-	struct kiwi_qp *qp;
-	unsigned long flags;
 	int ret;
 
 	might_sleep();
-	ret = kiwi_cm_check_live(priv);
+	ret = kiwi_cm_bind_qp(priv, param, KIWI_CM_OP_CONNECT, KIWI_CM_F_USED);
 	if (ret)
 		return ret;
-	ret = kiwi_cm_check_param(dev, param->private_data,
-				  param->private_data_len, param->ird,
-				  param->ord);
-	if (ret)
-		return ret;
-	qp = kiwi_cm_get_qp(dev, param->qpn);
-	if (!qp)
-		return -EINVAL;
-
-	spin_lock_irqsave(&priv->lock, flags);
-	if (!kiwi_cm_op_step(priv, KIWI_CM_OP_CONNECT)) {
-		spin_unlock_irqrestore(&priv->lock, flags);
-		kiwi_cm_qp_put(qp);
-		return -EINVAL;
-	}
-	priv->flags |= KIWI_CM_F_USED;
-	priv->qp = qp;
-	spin_unlock_irqrestore(&priv->lock, flags);
-
-	ret = dev->ops->iw_connect(id, param);
+	ret = id->device->ops->iw_connect(id, param);
 	if (ret)
 		kiwi_cm_undo(priv, KIWI_CM_STATE_CONN_SENT);
 	return ret;
@@ -512,33 +527,13 @@ int kiwi_cm_accept(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 {
 	struct kiwi_cm_priv *priv = kiwi_cm_priv(id);
 	struct kiwi_device *dev = id->device;
-	struct kiwi_qp *qp;
-	unsigned long flags;
 	int ret;
 
 	might_sleep();
-	ret = kiwi_cm_check_live(priv);
+	ret = kiwi_cm_bind_qp(priv, param, KIWI_CM_OP_ACCEPT,
+			      KIWI_CM_F_ACCEPTED);
 	if (ret)
 		return ret;
-	ret = kiwi_cm_check_param(dev, param->private_data,
-				  param->private_data_len, param->ird,
-				  param->ord);
-	if (ret)
-		return ret;
-	qp = kiwi_cm_get_qp(dev, param->qpn);
-	if (!qp)
-		return -EINVAL;
-
-	spin_lock_irqsave(&priv->lock, flags);
-	if (!kiwi_cm_op_step(priv, KIWI_CM_OP_ACCEPT)) {
-		spin_unlock_irqrestore(&priv->lock, flags);
-		kiwi_cm_qp_put(qp);
-		return -EINVAL;
-	}
-	priv->flags |= KIWI_CM_F_ACCEPTED;
-	priv->qp = qp;
-	spin_unlock_irqrestore(&priv->lock, flags);
-
 	ret = dev->ops->iw_accept(id, param);
 	if (ret) {
 		kiwi_cm_undo(priv, KIWI_CM_STATE_CONN_RECV);
