@@ -33,17 +33,22 @@ die() { log "error: $*"; exit 1; }
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 hash=$(sha256sum <"$frag" | cut -c1-12)
 src=$cache/src/linux-source-$pkgver
-out=$cache/kernel-$pkgver-$(basename "$frag" .config)-$hash
+flavour=$(basename "$frag" .config)
+out=$cache/kernel-$pkgver-$flavour-$hash
 
 mkdir -p "$cache/src"
-exec 9>"$cache/.lock"
-flock 9
+# One build per flavour at a time; flavours share the extracted source,
+# which has a lock of its own.
+exec 8>"$cache/.lock-$flavour"
+flock 8
 
 if [ $mode = kernel ] && [ -e "$out/.kiwi-complete" ]; then
 	echo "$out"
 	exit 0
 fi
 
+exec 9>"$cache/.lock"
+flock 9
 if [ ! -e "$src/.kiwi-complete" ]; then
 	log "extracting $tarball (once per source version)"
 	rm -rf "$src" "$src.tmp"
@@ -52,6 +57,7 @@ if [ ! -e "$src/.kiwi-complete" ]; then
 	touch "$src.tmp/.kiwi-complete"
 	mv "$src.tmp" "$src"
 fi
+exec 9>&-
 if [ $mode = source ]; then
 	echo "$src"
 	exit 0
@@ -89,7 +95,7 @@ log "building $out (first run only; several minutes)"
 rm -rf "$out"
 # A build of another fragment of the same flavour makes a good start: make
 # then recompiles only what the changed options touch.
-seed=$(ls -dt "$cache/kernel-$pkgver-$(basename "$frag" .config)"-*/.kiwi-complete \
+seed=$(ls -dt "$cache/kernel-$pkgver-$flavour"-*/.kiwi-complete \
 	2>/dev/null | head -n 1 || true)
 if [ -n "$seed" ]; then
 	log "starting from ${seed%/.kiwi-complete}"
@@ -110,7 +116,7 @@ kmake INSTALL_MOD_PATH="$out/modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/
 touch "$out/.kiwi-complete"
 # Keep this build and the one before it (a branch switch away); a build is
 # about 300 MB.
-ls -dt "$cache/kernel-$pkgver-$(basename "$frag" .config)"-*/ | tail -n +3 |
+ls -dt "$cache/kernel-$pkgver-$flavour"-*/ | tail -n +3 |
 	xargs -r rm -rf || true
 log "built in $(($(date +%s) - start)) s"
 echo "$out"
