@@ -336,6 +336,7 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 		cancel_work_sync(&priv->remove_work);
 	if (priv->cm)
 		kiwi_cm_destroy_id(priv->cm);
+	kiwi_rdma_fan_stop(priv);
 	if (priv->id.qp)
 		kiwi_destroy_qp(priv->id.qp);
 	kiwi_rdma_port_put(priv);

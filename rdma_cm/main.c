@@ -11,6 +11,7 @@ struct workqueue_struct *kiwi_rdma_wq;
 
 static struct kiwi_client kiwi_rdma_client = {
 	.name = "kiwi_rdmacm",
+	.add = kiwi_rdma_device_add,
 	.remove = kiwi_rdma_device_remove,
 };
 
