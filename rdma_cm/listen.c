@@ -245,11 +245,8 @@ void kiwi_rdma_device_add(struct kiwi_client *client, struct kiwi_device *dev)
 {
 	struct kiwi_rdma_dev *rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
 
-	if (!rdev) {
-		pr_warn("kiwi_rdmacm: no memory for %s: wildcard listeners will not use it\n",
-			dev->name);
-		return;
-	}
+	if (!rdev)
+		return;	/* wildcard listeners will not use it */
 	if (!kiwi_device_get_live(dev)) {
 		kfree(rdev);
 		return;

@@ -15,43 +15,6 @@
 
 #include "rdmacm_test.h"
 
-static atomic_t rt_mock_seq = ATOMIC_INIT(0);
-
-static void rt_mock_free(struct kunit_resource *res)
-{
-	struct kiwi_mock **mp = res->data;
-
-	if (*mp)
-		kiwi_mock_destroy(*mp);
-}
-
-/*
- * Another mock RNIC on @nd, in a slot: destroyed at the end of the test
- * unless the test destroyed it (and emptied the slot) before.
- */
-static struct kiwi_mock **rt_mock(struct kunit *test, struct net_device *nd,
-				  kiwi_mock_hook hook)
-{
-	struct kiwi_mock **slot = kunit_kzalloc(test, sizeof(*slot),
-						GFP_KERNEL);
-	char name[16];
-
-	KUNIT_ASSERT_NOT_NULL(test, slot);
-	snprintf(name, sizeof(name), "rcmx%d", atomic_inc_return(&rt_mock_seq));
-	*slot = kiwi_mock_create_hooked(name, nd, hook, NULL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, *slot);
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
-							 rt_mock_free,
-							 GFP_KERNEL, slot));
-	return slot;
-}
-
-static void rt_mock_gone(struct kiwi_mock **slot)
-{
-	kiwi_mock_destroy(*slot);
-	*slot = NULL;
-}
-
 static int rt_fans(struct rdma_cm_id *id)
 {
 	return kiwi_rdma_fan_count(kiwi_rdma_priv(id));
@@ -62,8 +25,8 @@ static bool rt_wait_fans(struct rdma_cm_id *id, int n)
 {
 	int i;
 
-	for (i = 0; i < 500 && rt_fans(id) != n; i++)
-		msleep(10);
+	for (i = 0; i < 250 && rt_fans(id) != n; i++)
+		msleep(20);
 	return rt_fans(id) == n;
 }
 
@@ -118,8 +81,8 @@ static void rdmacm_wild_present(struct kunit *test)
 {
 	int family = *(const int *)test->param_value;
 	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
-	struct kiwi_mock *m2 = *rt_mock(test, init_net.loopback_dev, NULL);
-	struct kiwi_mock *m3 = *rt_mock(test, NULL, NULL); /* no namespace */
+	struct kiwi_mock *m2 = *kiwi_rt_mock(rt, init_net.loopback_dev, NULL);
+	struct kiwi_mock *m3 = *kiwi_rt_mock(rt, NULL, NULL); /* no namespace */
 	struct rdma_cm_id *l;
 
 	l = rt_wild(rt, family, 7100, 5);
@@ -150,7 +113,7 @@ static void rdmacm_wild_future(struct kunit *test)
 	int n;
 
 	KUNIT_EXPECT_EQ(test, rt_fans(l), 1);
-	slot = rt_mock(test, init_net.loopback_dev, NULL);
+	slot = kiwi_rt_mock(rt, init_net.loopback_dev, NULL);
 	m2 = *slot;
 	KUNIT_ASSERT_TRUE(test, rt_wait_fans(l, 2));
 	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(m2, KIWI_MOCK_CREATE_LISTEN), 1);
@@ -161,7 +124,8 @@ static void rdmacm_wild_future(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiwi_rt_state(child), KIWI_RDMA_REQUEST);
 	kiwi_rt_destroy(rt, child);
 	n = kiwi_rt_count(rt);
-	rt_mock_gone(slot);
+	kiwi_mock_destroy(*slot);
+	*slot = NULL;
 	KUNIT_EXPECT_TRUE(test, rt_wait_fans(l, 1));
 	KUNIT_EXPECT_EQ(test, kiwi_rt_count(rt), n);	/* listener not told */
 	KUNIT_EXPECT_EQ(test, kiwi_rt_state(l), KIWI_RDMA_LISTEN);
@@ -173,7 +137,7 @@ static void rdmacm_wild_fails(struct kunit *test)
 {
 	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
 	struct rdma_cm_id *l = kiwi_rt_id(rt);
-	struct kiwi_mock *m2 = *rt_mock(test, init_net.loopback_dev, NULL);
+	struct kiwi_mock *m2 = *kiwi_rt_mock(rt, init_net.loopback_dev, NULL);
 	struct sockaddr_storage ss;
 
 	kiwi_mock_fail(m2, KIWI_MOCK_CREATE_LISTEN, -EADDRINUSE);
@@ -220,7 +184,7 @@ static void rdmacm_wild_lock_free(struct kunit *test)
 	char name[16];
 
 	atomic_set(&rt_hook_runs, 0);
-	snprintf(name, sizeof(name), "rcmx%d", atomic_inc_return(&rt_mock_seq));
+	snprintf(name, sizeof(name), "rcmx%d", kiwi_rt_seq_next());
 	rtnl_lock();
 	m2 = kiwi_mock_create_hooked(name, init_net.loopback_dev,
 				     rt_locking_hook, NULL);
@@ -234,11 +198,14 @@ static void rdmacm_wild_lock_free(struct kunit *test)
 	kiwi_mock_destroy(m2);
 }
 
+enum rt_race_kind { RACE_LISTEN_ADD, RACE_LISTEN_REMOVE, RACE_DESTROY_ADD };
+
 struct rt_race {
 	struct work_struct work;
 	struct kiwi_mock *m;
 	bool add;
 	char name[16];
+	struct sockaddr_storage ss;
 };
 
 static void rt_race_work(struct work_struct *work)
@@ -253,26 +220,47 @@ static void rt_race_work(struct work_struct *work)
 	}
 }
 
-static const bool race_adds[] = { true, false };
+static const enum rt_race_kind race_kinds[] = {
+	RACE_LISTEN_ADD, RACE_LISTEN_REMOVE, RACE_DESTROY_ADD };
 
-static void race_desc(const bool *add, char *desc)
+static void race_desc(const enum rt_race_kind *k, char *desc)
 {
-	strscpy(desc, *add ? "device add" : "device removal",
-		KUNIT_PARAM_DESC_SIZE);
+	static const char *const names[] = {
+		"listen vs device add", "listen vs device removal",
+		"destroy vs device add" };
+
+	strscpy(desc, names[*k], KUNIT_PARAM_DESC_SIZE);
 }
 
-KUNIT_ARRAY_PARAM(race, race_adds, race_desc);
+KUNIT_ARRAY_PARAM(race, race_kinds, race_desc);
+
+/* The other CPU adds or removes a device while this one calls @call. */
+static int rt_race_once(struct kiwi_rt *rt, struct rt_race *r, int i,
+			struct rdma_cm_id *l, bool listen)
+{
+	int ret = 0;
+
+	queue_work(system_unbound_wq, &r->work);
+	udelay((i % 8) * 50);
+	if (listen)
+		ret = rdma_listen(l, 0);
+	else
+		kiwi_rt_destroy(rt, l);
+	flush_work(&r->work);
+	return ret;
+}
 
 /*
- * listen() racing a device being added or removed on the other CPU: the
- * listener ends up on exactly the devices present, nothing leaks.
+ * listen() racing a device being added or removed, and a wildcard
+ * listener destroyed while a device is added, on 2 CPUs: the listener
+ * ends up on exactly the devices present, nothing leaks (the fixture
+ * counts ids, the mocks count their QPs, kmemleak the rest).
  */
 static void rdmacm_wild_race(struct kunit *test)
 {
-	bool add = *(const bool *)test->param_value;
+	enum rt_race_kind kind = *(const enum rt_race_kind *)test->param_value;
 	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
-	struct rt_race r = { .add = add };
-	struct sockaddr_storage ss;
+	struct rt_race r = { .add = kind != RACE_LISTEN_REMOVE };
 	int i, ret;
 
 	INIT_WORK_ONSTACK(&r.work, rt_race_work);
@@ -280,26 +268,30 @@ static void rdmacm_wild_race(struct kunit *test)
 		struct rdma_cm_id *l;
 
 		snprintf(r.name, sizeof(r.name), "rcmx%d",
-			 atomic_inc_return(&rt_mock_seq));
-		if (!add) {
+			 kiwi_rt_seq_next());
+		if (!r.add) {
 			r.m = kiwi_mock_create_on(r.name,
 						  init_net.loopback_dev);
 			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r.m);
 		}
-		l = kiwi_rt_id(rt);
-		kiwi_rt_addr(&ss, AF_INET, "0.0.0.0", 7104);
-		KUNIT_EXPECT_EQ(test, rdma_bind_addr(l, (struct sockaddr *)&ss),
-				0);
-		queue_work(system_unbound_wq, &r.work);
-		udelay((i % 8) * 50);
-		ret = rdma_listen(l, 0);
-		flush_work(&r.work);
-		KUNIT_ASSERT_EQ(test, ret, 0);
-		if (add)
+		if (kind == RACE_DESTROY_ADD) {
+			l = rt_wild(rt, AF_INET, 7104, 0);
+			rt_race_once(rt, &r, i, l, false);
 			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r.m);
-		KUNIT_EXPECT_TRUE(test, rt_wait_fans(l, add ? 2 : 1));
+			kiwi_mock_destroy(r.m);
+			continue;
+		}
+		l = kiwi_rt_id(rt);
+		kiwi_rt_addr(&r.ss, AF_INET, "0.0.0.0", 7104);
+		KUNIT_EXPECT_EQ(test, rdma_bind_addr(l, (struct sockaddr *)&r.ss),
+				0);
+		ret = rt_race_once(rt, &r, i, l, true);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		if (r.add)
+			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r.m);
+		KUNIT_EXPECT_TRUE(test, rt_wait_fans(l, r.add ? 2 : 1));
 		kiwi_rt_destroy(rt, l);
-		if (add)
+		if (r.add)
 			kiwi_mock_destroy(r.m);
 	}
 	destroy_work_on_stack(&r.work);
