@@ -84,9 +84,13 @@ enum kiwi_rdma_call {
  * @fan: a wildcard listener: listens on every kiwi device of @net
  *	(kiwi_rdma_fan_lock)
  * @backlog: the backlog rdma_listen() was given, for devices added later
- * @resolve_work: address or route resolution (on kiwi_rdma_wq)
+ * @resolve_work: address or route resolution (on kiwi_rdma_wq); rescheduled
+ *	while a neighbour is being resolved
+ * @deadline: jiffies at which address resolution gives up
+ * @neigh_kicked: neighbour resolution was started for this resolution
  * @remove_work: DEVICE_REMOVAL for an id without an iw_cm id (same queue,
  *	which is ordered: the two never run at once)
+ * @change_work: ADDR_CHANGE for a resolved id (same queue)
  * @removal_told: DEVICE_REMOVAL was delivered (@lock)
  * @handler_task: the task running the ULP's handler for this id, or NULL
  * @destroy_deferred: the handler called rdma_destroy_id() on its own id
@@ -103,8 +107,11 @@ struct kiwi_rdma_priv {
 	bool dev_ref;
 	bool fan;
 	int backlog;
-	struct work_struct resolve_work;
+	struct delayed_work resolve_work;
+	unsigned long deadline;
+	bool neigh_kicked;
 	struct work_struct remove_work;
+	struct work_struct change_work;
 	bool removal_told;
 	struct task_struct *handler_task;
 	bool destroy_deferred;
@@ -180,6 +187,11 @@ struct kiwi_cm_id *kiwi_rdma_fan_cm(struct kiwi_rdma_priv *priv,
 void kiwi_rdma_device_add(struct kiwi_client *client,
 			  struct kiwi_device *dev);
 void kiwi_rdma_dev_forget(struct kiwi_device *dev);
+
+/* netdev.c */
+int kiwi_rdma_netdev_init(void);
+void kiwi_rdma_netdev_exit(void);
+void kiwi_rdma_change_work(struct work_struct *work);
 
 /* event.c */
 int kiwi_rdma_cm_handler(struct kiwi_cm_id *cm,
