@@ -60,6 +60,7 @@ bool kiwi_device_get_live(struct kiwi_device *dev)
 	spin_unlock_irqrestore(&dev->lock, flags);
 	return live;
 }
+EXPORT_SYMBOL_GPL(kiwi_device_get_live);
 
 /**
  * kiwi_device_put() - drop a device reference

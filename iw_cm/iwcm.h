@@ -154,7 +154,6 @@ void kiwi_event_violation(struct kiwi_cm_priv *priv,
 			  enum kiwi_cm_event_type event, const char *why);
 
 /* device.c */
-bool kiwi_device_get_live(struct kiwi_device *dev);
 void kiwi_device_get(struct kiwi_device *dev);
 void kiwi_device_count(struct kiwi_device *dev,
 		       enum kiwi_device_counter which);

@@ -11,11 +11,16 @@
 #include <linux/netdevice.h>
 #include <linux/random.h>
 #include <net/addrconf.h>
+#include <net/dst.h>
+#include <net/neighbour.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/route.h>
 
 #include "rdmacm.h"
+
+/* How often a resolution waiting for a neighbour looks again. */
+#define KIWI_RDMA_NEIGH_POLL msecs_to_jiffies(10)
 
 static bool kiwi_rdma_family_ok(const struct sockaddr *sa)
 {
@@ -226,9 +231,9 @@ static int kiwi_rdma_autobind(struct kiwi_rdma_priv *priv,
 	return kiwi_rdma_bind_addr(&priv->id, src);
 }
 
-static void kiwi_rdma_queue(struct kiwi_rdma_priv *priv)
+static void kiwi_rdma_queue(struct kiwi_rdma_priv *priv, unsigned long delay)
 {
-	queue_work(kiwi_rdma_wq, &priv->resolve_work);
+	queue_delayed_work(kiwi_rdma_wq, &priv->resolve_work, delay);
 }
 
 /**
@@ -236,12 +241,15 @@ static void kiwi_rdma_queue(struct kiwi_rdma_priv *priv)
  * @id: an IDLE or bound id
  * @src_addr: source address to bind an IDLE id to, or NULL for any
  * @dst_addr: the peer's address and port
- * @timeout_ms: bound on the resolution (see Documentation/rdma_cm.rst)
+ * @timeout_ms: how long neighbour resolution may take, in milliseconds
  *
  * Looks the route to @dst_addr up in the id's namespace; its egress
- * interface names the kiwi device (loopback included). The outcome comes
- * as ADDR_RESOLVED or ADDR_ERROR (status: the routing error, or -ENODEV
- * without a kiwi device on the egress interface).
+ * interface names the kiwi device (loopback included). Then the next hop's
+ * link-layer address is resolved (ARP or neighbour discovery) unless the
+ * interface needs none. The outcome comes as ADDR_RESOLVED or ADDR_ERROR
+ * (status: the routing error, -ENODEV without a kiwi device on the egress
+ * interface, -EHOSTUNREACH if the neighbour failed, -ETIMEDOUT if it was
+ * not resolved within @timeout_ms).
  *
  * Context: process context; sleeps.
  * Return: 0 (an event follows); -EAFNOSUPPORT or -EINVAL for mismatched
@@ -270,7 +278,9 @@ int kiwi_rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	memset(&id->route.addr.dst_addr, 0, sizeof(id->route.addr.dst_addr));
 	memcpy(&id->route.addr.dst_addr, dst_addr,
 	       kiwi_rdma_addr_size(dst_addr));
-	kiwi_rdma_queue(priv);
+	priv->deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	priv->neigh_kicked = false;
+	kiwi_rdma_queue(priv, 0);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_resolve_addr);
@@ -294,14 +304,14 @@ int kiwi_rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_RESOLVE_ROUTE);
 	if (ret)
 		return ret;
-	kiwi_rdma_queue(priv);
+	kiwi_rdma_queue(priv, 0);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_resolve_route);
 
-/* IPv4 route: egress device, and the source address if none is bound. */
+/* IPv4 route: its dst, and the source address if none is bound. */
 static int kiwi_rdma_route4(struct kiwi_rdma_priv *priv,
-			    struct kiwi_device **devp)
+			    struct dst_entry **dstp)
 {
 	struct sockaddr_in *src = (void *)&priv->id.route.addr.src_addr;
 	struct sockaddr_in *dst = (void *)&priv->id.route.addr.dst_addr;
@@ -316,15 +326,13 @@ static int kiwi_rdma_route4(struct kiwi_rdma_priv *priv,
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
 	src->sin_addr.s_addr = fl4.saddr;
-	priv->id.route.ifindex = rt->dst.dev->ifindex;
-	*devp = kiwi_device_get_by_netdev(rt->dst.dev);
-	ip_rt_put(rt);
+	*dstp = &rt->dst;
 	return 0;
 }
 
-/* IPv6 route: egress device, and the source address if none is bound. */
+/* IPv6 route: its dst, and the source address if none is bound. */
 static int kiwi_rdma_route6(struct kiwi_rdma_priv *priv,
-			    struct kiwi_device **devp)
+			    struct dst_entry **dstp)
 {
 	struct sockaddr_in6 *src = (void *)&priv->id.route.addr.src_addr;
 	struct sockaddr_in6 *dst = (void *)&priv->id.route.addr.dst_addr;
@@ -343,46 +351,102 @@ static int kiwi_rdma_route6(struct kiwi_rdma_priv *priv,
 	    ipv6_dev_get_saddr(priv->net, de->dev, &fl6.daddr, 0,
 			       &src->sin6_addr))
 		ret = -EADDRNOTAVAIL;
-	if (!ret) {
-		priv->id.route.ifindex = de->dev->ifindex;
-		*devp = kiwi_device_get_by_netdev(de->dev);
-	}
-	dst_release(de);
-	return ret;
-}
-
-/* Route lookup for the id; it gets the egress device unless it has one. */
-static int kiwi_rdma_lookup(struct kiwi_rdma_priv *priv)
-{
-	struct kiwi_device *dev = NULL;
-	int ret;
-
-	if (priv->id.route.addr.dst_addr.ss_family == AF_INET)
-		ret = kiwi_rdma_route4(priv, &dev);
-	else
-		ret = kiwi_rdma_route6(priv, &dev);
-	if (ret)
+	if (ret) {
+		dst_release(de);
 		return ret;
-	if (!dev)
-		return priv->id.device ? 0 : -ENODEV;
-	if (priv->id.device)
-		kiwi_device_put(dev);
-	else
-		kiwi_rdma_set_device(priv, dev, true);
+	}
+	*dstp = de;
 	return 0;
 }
 
-/* One resolution step: ADDR_QUERY or ROUTE_QUERY to its outcome. */
+/*
+ * Is the next hop's link-layer address known? Starts neighbour resolution
+ * once per rdma_resolve_addr() (again if the entry was recreated meanwhile),
+ * so that a neighbour the kernel gave up on ends the wait. Return: 0, -EAGAIN while it is being
+ * resolved, -EHOSTUNREACH if it failed, or -ENOMEM.
+ */
+static int kiwi_rdma_neigh(struct kiwi_rdma_priv *priv, struct dst_entry *de)
+{
+	struct sockaddr_storage *ss = &priv->id.route.addr.dst_addr;
+	const void *daddr;
+	struct neighbour *n;
+	u8 nud;
+
+	if (de->dev->flags & (IFF_LOOPBACK | IFF_NOARP))
+		return 0;
+	if (ss->ss_family == AF_INET)
+		daddr = &((struct sockaddr_in *)ss)->sin_addr;
+	else
+		daddr = &((struct sockaddr_in6 *)ss)->sin6_addr;
+	n = dst_neigh_lookup(de, daddr);
+	if (!n)
+		return -ENOMEM;
+	if (!priv->neigh_kicked || READ_ONCE(n->nud_state) == NUD_NONE) {
+		priv->neigh_kicked = true;
+		neigh_event_send(n, NULL);
+	}
+	nud = READ_ONCE(n->nud_state);
+	neigh_release(n);
+	if (nud & NUD_VALID)
+		return 0;
+	if (nud & NUD_FAILED)
+		return -EHOSTUNREACH;
+	return -EAGAIN;
+}
+
+/*
+ * Route lookup (and, for address resolution, the neighbour) for the id;
+ * it gets the egress device unless it has one.
+ */
+static int kiwi_rdma_lookup(struct kiwi_rdma_priv *priv, bool addr)
+{
+	struct kiwi_device *dev;
+	struct dst_entry *de;
+	int ret;
+
+	if (priv->id.route.addr.dst_addr.ss_family == AF_INET)
+		ret = kiwi_rdma_route4(priv, &de);
+	else
+		ret = kiwi_rdma_route6(priv, &de);
+	if (ret)
+		return ret;
+	priv->id.route.ifindex = de->dev->ifindex;
+	dev = kiwi_device_get_by_netdev(de->dev);
+	ret = !dev && !priv->id.device ? -ENODEV : 0;
+	if (!ret && addr)
+		ret = kiwi_rdma_neigh(priv, de);
+	dst_release(de);
+	if (ret || priv->id.device) {
+		if (dev)
+			kiwi_device_put(dev);
+		return ret;
+	}
+	kiwi_rdma_set_device(priv, dev, true);
+	return 0;
+}
+
+/*
+ * One resolution step: ADDR_QUERY or ROUTE_QUERY to its outcome. Return:
+ * true with @ev to deliver; false if the id moved on (destroyed) or the
+ * step was queued again to wait for the neighbour.
+ */
 static bool kiwi_rdma_resolve_step(struct kiwi_rdma_priv *priv,
 				   struct rdma_cm_event *ev)
 {
 	enum kiwi_rdma_state state = kiwi_rdma_state_of(priv);
 	bool addr = state == KIWI_RDMA_ADDR_QUERY;
+	long left = (long)(priv->deadline - jiffies);
 	int ret;
 
 	if (!addr && state != KIWI_RDMA_ROUTE_QUERY)
 		return false;
-	ret = kiwi_rdma_lookup(priv);
+	ret = kiwi_rdma_lookup(priv, addr);
+	if (ret == -EAGAIN && left > 0) {
+		kiwi_rdma_queue(priv, min_t(long, left, KIWI_RDMA_NEIGH_POLL));
+		return false;
+	}
+	if (ret == -EAGAIN)
+		ret = -ETIMEDOUT;
 	ev->status = ret;
 	if (ret) {
 		ev->event = addr ? RDMA_CM_EVENT_ADDR_ERROR :
@@ -403,12 +467,13 @@ static bool kiwi_rdma_resolve_step(struct kiwi_rdma_priv *priv,
  */
 void kiwi_rdma_resolve_work(struct work_struct *work)
 {
-	struct kiwi_rdma_priv *priv = container_of(work, struct kiwi_rdma_priv,
+	struct kiwi_rdma_priv *priv = container_of(to_delayed_work(work),
+						   struct kiwi_rdma_priv,
 						   resolve_work);
 	struct rdma_cm_event ev = {};
 
 	if (!kiwi_rdma_resolve_step(priv, &ev))
-		return;		/* destroyed meanwhile */
+		return;		/* destroyed meanwhile, or waiting */
 	if (kiwi_rdma_deliver(priv, &ev))
 		kiwi_rdma_teardown(priv, work);
 }

@@ -49,16 +49,19 @@ static void kiwi_rdma_param(struct kiwi_rdma_priv *priv,
 
 /**
  * kiwi_rdma_listen() - listen for connect requests
- * @id: an id bound to a specific local address
+ * @id: a bound id
  * @backlog: pending requests allowed; 0 or less for the default
  *
- * Each request comes as CONNECT_REQUEST on a new id. The provider's
- * create_listen runs with no lock of this module held.
+ * Each request comes as CONNECT_REQUEST on a new id. An id bound to a
+ * specific address listens on that address's kiwi device; one bound to
+ * the wildcard address on every kiwi device of its namespace, including
+ * devices registered later. The provider's create_listen runs with no
+ * lock held that client callbacks or netdev notifiers take.
  *
  * Context: process context; sleeps.
- * Return: 0; -EINVAL if the id is not bound; -EADDRNOTAVAIL if it is
- * bound to a wildcard address (not supported yet); -ENODEV if the device
- * is going; or the provider's error.
+ * Return: 0; -EINVAL if the id is not bound; -ENODEV if the device is
+ * going; or the provider's error (for a wildcard listener: the first
+ * device's; then it listens nowhere).
  */
 int kiwi_rdma_listen(struct rdma_cm_id *id, int backlog)
 {
@@ -69,9 +72,12 @@ int kiwi_rdma_listen(struct rdma_cm_id *id, int backlog)
 	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_LISTEN);
 	if (ret)
 		return ret;
-	ret = -EADDRNOTAVAIL;
-	if (!id->device)
-		goto err_undo;
+	if (!id->device) {
+		ret = kiwi_rdma_fan_listen(priv, backlog);
+		if (ret)
+			goto err_undo;
+		return 0;
+	}
 	ret = kiwi_rdma_cm_create(priv);
 	if (ret)
 		goto err_undo;

@@ -211,6 +211,9 @@ int kiwi_rdma_cm_handler(struct kiwi_cm_id *cm, const struct kiwi_cm_event *ev)
 
 	if (ev->event == KIWI_CM_EVENT_CONNECT_REQUEST)
 		return kiwi_rdma_request(priv, cm, ev);
+	/* a wildcard listener's fan: its device's removal closes it */
+	if (cm != READ_ONCE(priv->cm))
+		return 0;
 	row = kiwi_rdma_apply(priv, ev->event, ev->status);
 	if (!row)
 		return 0;
@@ -248,7 +251,8 @@ void kiwi_rdma_remove_work(struct work_struct *work)
  * @dev: the device
  *
  * Ids with an iw_cm id hear it from the core; the others (bound or
- * resolved, with a device reference) hear it from here.
+ * resolved, with a device reference) hear it from here. Wildcard
+ * listeners stop listening on the device and are not told.
  *
  * Context: process context, the core's registry lock held.
  */
@@ -263,4 +267,5 @@ void kiwi_rdma_device_remove(struct kiwi_client *client,
 			queue_work(kiwi_rdma_wq, &priv->remove_work);
 	}
 	mutex_unlock(&kiwi_rdma_lock);
+	kiwi_rdma_dev_forget(dev);
 }

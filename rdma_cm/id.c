@@ -90,7 +90,7 @@ enum kiwi_rdma_state kiwi_rdma_state_of(struct kiwi_rdma_priv *priv)
 EXPORT_SYMBOL_IF_KUNIT(kiwi_rdma_state_of);
 
 /**
- * kiwi_rdma_live_ids() - number of rdma_cm ids not yet freed, for tests
+ * kiwi_rdma_live_ids() - number of rdma_cm ids not being freed, for tests
  *
  * Return: the number.
  */
@@ -252,8 +252,9 @@ struct kiwi_rdma_priv *kiwi_rdma_alloc(struct net *net,
 	priv->net = get_net(net);
 	spin_lock_init(&priv->lock);
 	priv->state = KIWI_RDMA_IDLE;
-	INIT_WORK(&priv->resolve_work, kiwi_rdma_resolve_work);
+	INIT_DELAYED_WORK(&priv->resolve_work, kiwi_rdma_resolve_work);
 	INIT_WORK(&priv->remove_work, kiwi_rdma_remove_work);
+	INIT_WORK(&priv->change_work, kiwi_rdma_change_work);
 	mutex_lock(&kiwi_rdma_lock);
 	list_add_tail(&priv->node, &kiwi_rdma_ids);
 	mutex_unlock(&kiwi_rdma_lock);
@@ -330,19 +331,23 @@ int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev)
  */
 void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 {
-	if (self != &priv->resolve_work)
-		cancel_work_sync(&priv->resolve_work);
+	/* off the list first: device removal and netdev events queue work */
+	mutex_lock(&kiwi_rdma_lock);
+	list_del(&priv->node);
+	mutex_unlock(&kiwi_rdma_lock);
+	if (self != &priv->resolve_work.work)
+		cancel_delayed_work_sync(&priv->resolve_work);
 	if (self != &priv->remove_work)
 		cancel_work_sync(&priv->remove_work);
+	if (self != &priv->change_work)
+		cancel_work_sync(&priv->change_work);
 	if (priv->cm)
 		kiwi_cm_destroy_id(priv->cm);
+	kiwi_rdma_fan_stop(priv);
 	if (priv->id.qp)
 		kiwi_destroy_qp(priv->id.qp);
 	kiwi_rdma_port_put(priv);
 	kiwi_rdma_clear_device(priv);
-	mutex_lock(&kiwi_rdma_lock);
-	list_del(&priv->node);
-	mutex_unlock(&kiwi_rdma_lock);
 	put_net(priv->net);
 	kfree(priv);
 }

@@ -11,6 +11,7 @@ struct workqueue_struct *kiwi_rdma_wq;
 
 static struct kiwi_client kiwi_rdma_client = {
 	.name = "kiwi_rdmacm",
+	.add = kiwi_rdma_device_add,
 	.remove = kiwi_rdma_device_remove,
 };
 
@@ -24,13 +25,21 @@ static int __init kiwi_rdmacm_init(void)
 	kiwi_rdma_wq = alloc_ordered_workqueue("kiwi_rdmacm", WQ_MEM_RECLAIM);
 	if (!kiwi_rdma_wq)
 		return -ENOMEM;
+	ret = kiwi_rdma_netdev_init();
+	if (ret)
+		goto err_destroy_wq;
 	kiwi_register_client(&kiwi_rdma_client);
 	return 0;
+
+err_destroy_wq:
+	destroy_workqueue(kiwi_rdma_wq);
+	return ret;
 }
 
 static void __exit kiwi_rdmacm_exit(void)
 {
 	kiwi_unregister_client(&kiwi_rdma_client);
+	kiwi_rdma_netdev_exit();
 	destroy_workqueue(kiwi_rdma_wq);
 }
 

@@ -81,9 +81,16 @@ enum kiwi_rdma_call {
  * @node: entry in the list of all ids (kiwi_rdma_lock)
  * @bound: the id holds a port (kiwi_rdma_lock)
  * @dev_ref: @id.device holds a device reference of this id's
- * @resolve_work: address or route resolution (on kiwi_rdma_wq)
+ * @fan: a wildcard listener: listens on every kiwi device of @net
+ *	(kiwi_rdma_fan_lock)
+ * @backlog: the backlog rdma_listen() was given, for devices added later
+ * @resolve_work: address or route resolution (on kiwi_rdma_wq); rescheduled
+ *	while a neighbour is being resolved
+ * @deadline: jiffies at which address resolution gives up
+ * @neigh_kicked: neighbour resolution was started for this resolution
  * @remove_work: DEVICE_REMOVAL for an id without an iw_cm id (same queue,
  *	which is ordered: the two never run at once)
+ * @change_work: ADDR_CHANGE for a resolved id (same queue)
  * @removal_told: DEVICE_REMOVAL was delivered (@lock)
  * @handler_task: the task running the ULP's handler for this id, or NULL
  * @destroy_deferred: the handler called rdma_destroy_id() on its own id
@@ -98,11 +105,43 @@ struct kiwi_rdma_priv {
 	struct list_head node;
 	bool bound;
 	bool dev_ref;
-	struct work_struct resolve_work;
+	bool fan;
+	int backlog;
+	struct delayed_work resolve_work;
+	unsigned long deadline;
+	bool neigh_kicked;
 	struct work_struct remove_work;
+	struct work_struct change_work;
 	bool removal_told;
 	struct task_struct *handler_task;
 	bool destroy_deferred;
+};
+
+/**
+ * struct kiwi_rdma_dev - a kiwi device the module knows of (client add)
+ * @node: entry in kiwi_rdma_devs (kiwi_rdma_lock)
+ * @dev: the device, with a reference dropped by @remove_work
+ * @remove_work: after the client's remove: closes the device's fan-out
+ *	listeners, drops the reference and frees this
+ */
+struct kiwi_rdma_dev {
+	struct list_head node;
+	struct kiwi_device *dev;
+	struct work_struct remove_work;
+};
+
+/**
+ * struct kiwi_rdma_fan - one device's share of a wildcard listener
+ * @node: entry in the fan-out list (kiwi_rdma_fan_lock)
+ * @owner: the wildcard listener
+ * @rdev: the device
+ * @cm: its listening iw_cm id, or NULL if listening there failed
+ */
+struct kiwi_rdma_fan {
+	struct list_head node;
+	struct kiwi_rdma_priv *owner;
+	struct kiwi_rdma_dev *rdev;
+	struct kiwi_cm_id *cm;
 };
 
 static inline struct kiwi_rdma_priv *kiwi_rdma_priv(struct rdma_cm_id *id)
@@ -138,6 +177,21 @@ int kiwi_rdma_live_ids(void);
 int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv);
 void kiwi_rdma_port_put(struct kiwi_rdma_priv *priv);
 void kiwi_rdma_resolve_work(struct work_struct *work);
+
+/* listen.c */
+int kiwi_rdma_fan_listen(struct kiwi_rdma_priv *priv, int backlog);
+void kiwi_rdma_fan_stop(struct kiwi_rdma_priv *priv);
+int kiwi_rdma_fan_count(struct kiwi_rdma_priv *priv);
+struct kiwi_cm_id *kiwi_rdma_fan_cm(struct kiwi_rdma_priv *priv,
+				    struct kiwi_device *dev);
+void kiwi_rdma_device_add(struct kiwi_client *client,
+			  struct kiwi_device *dev);
+void kiwi_rdma_dev_forget(struct kiwi_device *dev);
+
+/* netdev.c */
+int kiwi_rdma_netdev_init(void);
+void kiwi_rdma_netdev_exit(void);
+void kiwi_rdma_change_work(struct work_struct *work);
 
 /* event.c */
 int kiwi_rdma_cm_handler(struct kiwi_cm_id *cm,

@@ -183,6 +183,7 @@ int kiwi_register_device(struct kiwi_device *dev);
 void kiwi_unregister_device(struct kiwi_device *dev);
 struct kiwi_device *kiwi_device_get_by_name(const char *name);
 struct kiwi_device *kiwi_device_get_by_netdev(struct net_device *netdev);
+bool kiwi_device_get_live(struct kiwi_device *dev);
 void kiwi_register_client(struct kiwi_client *client);
 void kiwi_unregister_client(struct kiwi_client *client);
 void kiwi_device_put(struct kiwi_device *dev);

@@ -404,6 +404,25 @@ EXPORT_SYMBOL_GPL(kiwi_mock_create);
 struct kiwi_mock *kiwi_mock_create_on(const char *name,
 				      struct net_device *netdev)
 {
+	return kiwi_mock_create_hooked(name, netdev, NULL, NULL);
+}
+EXPORT_SYMBOL_GPL(kiwi_mock_create_on);
+
+/**
+ * kiwi_mock_create_hooked() - kiwi_mock_create_on() with a hook set before
+ *	the device is registered
+ * @name: device name, unique among registered kiwi devices
+ * @netdev: the net_device the device is bound to, or NULL
+ * @hook: called inside every connection op, from the first one on
+ * @hook_data: for @hook
+ *
+ * Context: process context; sleeps.
+ * Return: the mock, or an ERR_PTR().
+ */
+struct kiwi_mock *kiwi_mock_create_hooked(const char *name,
+					  struct net_device *netdev,
+					  kiwi_mock_hook hook, void *hook_data)
+{
 	struct kiwi_mock *m;
 	int ret;
 
@@ -415,6 +434,8 @@ struct kiwi_mock *kiwi_mock_create_on(const char *name,
 	m->dev.netdev = netdev;
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->qps);
+	m->hook = hook;
+	m->hook_data = hook_data;
 	ret = kiwi_register_device(&m->dev);
 	if (ret) {
 		kfree(m);
@@ -422,7 +443,7 @@ struct kiwi_mock *kiwi_mock_create_on(const char *name,
 	}
 	return m;
 }
-EXPORT_SYMBOL_GPL(kiwi_mock_create_on);
+EXPORT_SYMBOL_GPL(kiwi_mock_create_hooked);
 
 /**
  * kiwi_mock_destroy() - unregister and free a mock RNIC

@@ -122,6 +122,9 @@ struct kiwi_mock {
 struct kiwi_mock *kiwi_mock_create(const char *name);
 struct kiwi_mock *kiwi_mock_create_on(const char *name,
 				      struct net_device *netdev);
+struct kiwi_mock *kiwi_mock_create_hooked(const char *name,
+					  struct net_device *netdev,
+					  kiwi_mock_hook hook, void *hook_data);
 void kiwi_mock_destroy(struct kiwi_mock *m);
 void kiwi_mock_fail(struct kiwi_mock *m, enum kiwi_mock_op op, int err);
 int kiwi_mock_calls(struct kiwi_mock *m, enum kiwi_mock_op op);

@@ -361,7 +361,8 @@ static void rt_unreg_work(struct work_struct *work)
 
 /*
  * The device goes with ids in every state: each hears DEVICE_REMOVAL once,
- * returns non-zero, and the unregistration completes.
+ * returns non-zero, and the unregistration completes. A wildcard listener
+ * is not told: it stops listening on the device and listens on.
  */
 static void rdmacm_device_removal(struct kunit *test)
 {
@@ -369,7 +370,7 @@ static void rdmacm_device_removal(struct kunit *test)
 	struct rt_unreg u = { .dev = &rt->m->dev };
 	struct kiwi_mock *m = rt->m;
 	struct sockaddr_storage ss;
-	struct rdma_cm_id *ids[7];
+	struct rdma_cm_id *ids[7], *wild;
 	int i, removals = 0, n;
 
 	ids[0] = kiwi_rt_resolved(rt, AF_INET);
@@ -383,6 +384,11 @@ static void rdmacm_device_removal(struct kunit *test)
 	kiwi_rt_addr(&ss, AF_INET, "127.0.0.1", 0);
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(ids[5], (struct sockaddr *)&ss), 0);
 	ids[6] = kiwi_rt_id(rt);	/* no device: not told */
+	wild = kiwi_rt_id(rt);
+	kiwi_rt_addr(&ss, AF_INET6, "::", 5006);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(wild, (struct sockaddr *)&ss), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(wild, 0), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_rdma_fan_count(kiwi_rdma_priv(wild)), 1);
 	n = kiwi_rt_count(rt);
 	rt->ret_on[RDMA_CM_EVENT_DEVICE_REMOVAL] = 1;
 	kiwi_mock_release_all(m);
@@ -399,8 +405,10 @@ static void rdmacm_device_removal(struct kunit *test)
 	rt->m = NULL;
 	KUNIT_EXPECT_EQ(test, atomic_read(&m->qps_alive), 0);
 	kfree(m);
-	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), 1);
+	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), 2);
 	KUNIT_EXPECT_EQ(test, kiwi_rt_count(rt), n + 6);
+	KUNIT_EXPECT_EQ(test, kiwi_rdma_fan_count(kiwi_rdma_priv(wild)), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(wild), KIWI_RDMA_LISTEN);
 }
 
 static struct kunit_case rdmacm_conn_cases[] = {

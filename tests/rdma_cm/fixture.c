@@ -59,6 +59,10 @@ void kiwi_rt_destroy(struct kiwi_rt *rt, struct rdma_cm_id *id)
 		rdma_destroy_id(id);
 }
 
+/*
+ * Records after the hook ran: a test that saw the record also sees what
+ * the hook did.
+ */
 static int kiwi_rt_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct kiwi_rt *rt = id->context;
@@ -66,6 +70,11 @@ static int kiwi_rt_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	unsigned long flags;
 	int ret;
 
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		kiwi_rt_own(rt, id);
+	ret = rt->hook ? rt->hook(rt, id, ev) : rt->ret_on[ev->event];
+	if (ret)
+		kiwi_rt_forget(rt, id);
 	spin_lock_irqsave(&rt->lock, flags);
 	if (rt->n < KIWI_RT_MAX_RECS) {
 		rt->recs[rt->n++] = (struct kiwi_rt_rec){
@@ -79,11 +88,6 @@ static int kiwi_rt_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		};
 	}
 	spin_unlock_irqrestore(&rt->lock, flags);
-	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		kiwi_rt_own(rt, id);
-	ret = rt->hook ? rt->hook(rt, id, ev) : rt->ret_on[ev->event];
-	if (ret)
-		kiwi_rt_forget(rt, id);
 	wake_up_all(&rt->wq);
 	return ret;
 }
@@ -162,7 +166,7 @@ struct kiwi_rt *kiwi_rt_setup(struct kunit *test, bool on_lo)
 	spin_lock_init(&rt->lock);
 	init_waitqueue_head(&rt->wq);
 	KUNIT_ASSERT_EQ(test, kiwi_rt_lo_up(), 0);
-	snprintf(name, sizeof(name), "rcm%d", atomic_inc_return(&kiwi_rt_seq));
+	snprintf(name, sizeof(name), "rcm%d", kiwi_rt_seq_next());
 	rt->m = kiwi_mock_create_on(name, on_lo ? init_net.loopback_dev : NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rt->m);
 	rt->cq = kiwi_create_cq(&rt->m->dev, 8, NULL, NULL);
@@ -176,6 +180,79 @@ struct kiwi_rt *kiwi_rt_setup(struct kunit *test, bool on_lo)
 	if (on_lo)
 		kiwi_rt_check_lo(rt);
 	return rt;
+}
+
+/**
+ * kiwi_rt_seq_next() - a number for a unique device name
+ *
+ * Return: the number.
+ */
+int kiwi_rt_seq_next(void)
+{
+	return atomic_inc_return(&kiwi_rt_seq);
+}
+
+struct kiwi_rt_slot {
+	struct kiwi_mock *m;	/* first: the slot the caller sees */
+	struct kiwi_rt *rt;
+};
+
+/* The ids go first: one holding the device would block unregistration. */
+static void kiwi_rt_mock_free(struct kunit_resource *res)
+{
+	struct kiwi_rt_slot *slot = res->data;
+
+	while (slot->rt->nowned)
+		kiwi_rt_destroy(slot->rt, slot->rt->owned[0]);
+	if (slot->m)
+		kiwi_mock_destroy(slot->m);
+}
+
+/**
+ * kiwi_rt_mock() - another mock RNIC, in a slot
+ * @rt: the fixture
+ * @nd: its net_device, or NULL
+ * @hook: its hook (set before it is registered), or NULL
+ *
+ * The mock is destroyed when the test ends, after the fixture's ids,
+ * unless the test destroyed it and emptied the slot before.
+ *
+ * Return: the slot.
+ */
+struct kiwi_mock **kiwi_rt_mock(struct kiwi_rt *rt, struct net_device *nd,
+				kiwi_mock_hook hook)
+{
+	struct kunit *test = rt->test;
+	struct kiwi_rt_slot *slot = kunit_kzalloc(test, sizeof(*slot),
+						  GFP_KERNEL);
+	char name[16];
+
+	KUNIT_ASSERT_NOT_NULL(test, slot);
+	slot->rt = rt;
+	snprintf(name, sizeof(name), "rcm%d", kiwi_rt_seq_next());
+	slot->m = kiwi_mock_create_hooked(name, nd, hook, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, slot->m);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 kiwi_rt_mock_free,
+							 GFP_KERNEL, slot));
+	return &slot->m;
+}
+
+/**
+ * kiwi_rt_id_in() - an owned id in a namespace with the recording handler
+ * @rt: the fixture
+ * @net: the namespace
+ *
+ * Return: the id.
+ */
+struct rdma_cm_id *kiwi_rt_id_in(struct kiwi_rt *rt, struct net *net)
+{
+	struct rdma_cm_id *id = rdma_create_id(net, kiwi_rt_handler, rt,
+					       RDMA_PS_TCP, IB_QPT_RC);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(rt->test, id);
+	kiwi_rt_own(rt, id);
+	return id;
 }
 
 /**

@@ -81,6 +81,10 @@ struct kiwi_rt {
 struct kiwi_rt *kiwi_rt_setup(struct kunit *test, bool on_lo);
 void kiwi_rt_destroy_mock(struct kiwi_rt *rt);
 struct rdma_cm_id *kiwi_rt_id(struct kiwi_rt *rt);
+struct rdma_cm_id *kiwi_rt_id_in(struct kiwi_rt *rt, struct net *net);
+int kiwi_rt_seq_next(void);
+struct kiwi_mock **kiwi_rt_mock(struct kiwi_rt *rt, struct net_device *nd,
+				kiwi_mock_hook hook);
 bool kiwi_rt_forget(struct kiwi_rt *rt, struct rdma_cm_id *id);
 void kiwi_rt_destroy(struct kiwi_rt *rt, struct rdma_cm_id *id);
 bool kiwi_rt_wait(struct kiwi_rt *rt, int n);
@@ -97,5 +101,7 @@ struct rdma_cm_id *kiwi_rt_established(struct kiwi_rt *rt, int family);
 int kiwi_rt_inject(struct kiwi_rt *rt, struct rdma_cm_id *id, u8 event,
 		   int status, const char *pdata);
 enum kiwi_rdma_state kiwi_rt_state(struct rdma_cm_id *id);
+int kiwi_rt_route4(struct net *net, bool add, const char *dst, u8 plen,
+		   u8 tos, const char *gw, int oif);
 
 #endif /* _KIWI_RDMACM_TEST_H */

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_rdmacm_listen: wildcard listen fans out to every kiwi device of the
+ * namespace, present and future; a device going closes its share; listen
+ * racing device add and removal on 2 CPUs; create_listen free to take
+ * rtnl and the core's registry lock.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
+
+#include "rdmacm_test.h"
+
+static int rt_fans(struct rdma_cm_id *id)
+{
+	return kiwi_rdma_fan_count(kiwi_rdma_priv(id));
+}
+
+/* Wait up to 5 s until the listener listens on @n devices. */
+static bool rt_wait_fans(struct rdma_cm_id *id, int n)
+{
+	int i;
+
+	for (i = 0; i < 250 && rt_fans(id) != n; i++)
+		msleep(20);
+	return rt_fans(id) == n;
+}
+
+static struct rdma_cm_id *rt_wild(struct kiwi_rt *rt, int family, u16 port,
+				  int backlog)
+{
+	struct rdma_cm_id *id = kiwi_rt_id(rt);
+	struct sockaddr_storage ss;
+
+	kiwi_rt_addr(&ss, family, family == AF_INET ? "0.0.0.0" : "::", port);
+	KUNIT_ASSERT_EQ(rt->test, rdma_bind_addr(id, (struct sockaddr *)&ss),
+			0);
+	KUNIT_ASSERT_EQ(rt->test, rdma_listen(id, backlog), 0);
+	return id;
+}
+
+/* A request on the listener's share on @m: the new id, or NULL. */
+static struct rdma_cm_id *rt_fan_request(struct kiwi_rt *rt,
+					 struct rdma_cm_id *l,
+					 struct kiwi_mock *m)
+{
+	struct kiwi_cm_event ev = { .event = KIWI_CM_EVENT_CONNECT_REQUEST,
+				    .ird = 2, .ord = 2 };
+	struct kiwi_cm_id *cm = kiwi_rdma_fan_cm(kiwi_rdma_priv(l), &m->dev);
+	int n = kiwi_rt_count(rt);
+	struct kiwi_rt_rec r;
+
+	if (!cm)
+		return NULL;
+	kiwi_rt_addr(&ev.local_addr, AF_INET, "127.0.0.1", 7100);
+	kiwi_rt_addr(&ev.remote_addr, AF_INET, "127.0.0.1", 40000);
+	if (kiwi_mock_inject(m, cm, &ev, KIWI_MOCK_PROCESS) ||
+	    !kiwi_rt_wait(rt, n + 1))
+		return NULL;
+	r = kiwi_rt_rec(rt, n);
+	if (r.event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return NULL;
+	return r.id;
+}
+
+static const int families[] = { AF_INET, AF_INET6 };
+
+static void family_desc(const int *f, char *desc)
+{
+	strscpy(desc, *f == AF_INET ? "IPv4" : "IPv6", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(family, families, family_desc);
+
+/* Every device of the namespace listens, with the backlog; not others. */
+static void rdmacm_wild_present(struct kunit *test)
+{
+	int family = *(const int *)test->param_value;
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct kiwi_mock *m2 = *kiwi_rt_mock(rt, init_net.loopback_dev, NULL);
+	struct kiwi_mock *m3 = *kiwi_rt_mock(rt, NULL, NULL); /* no namespace */
+	struct rdma_cm_id *l;
+
+	l = rt_wild(rt, family, 7100, 5);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(l), KIWI_RDMA_LISTEN);
+	KUNIT_EXPECT_EQ(test, rt_fans(l), 2);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(rt->m, KIWI_MOCK_CREATE_LISTEN), 1);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(m2, KIWI_MOCK_CREATE_LISTEN), 1);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(m3, KIWI_MOCK_CREATE_LISTEN), 0);
+	KUNIT_EXPECT_EQ(test, m2->last_backlog, 5);
+	KUNIT_EXPECT_NULL(test, l->device);
+	kiwi_rt_destroy(rt, l);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(rt->m, KIWI_MOCK_DESTROY_LISTEN),
+			1);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(m2, KIWI_MOCK_DESTROY_LISTEN), 1);
+}
+
+/*
+ * A device registered after listen() gets a listener; a request on it
+ * reaches the ULP; its removal closes that share silently and the rest
+ * keeps listening.
+ */
+static void rdmacm_wild_future(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *l = rt_wild(rt, AF_INET, 7101, 0);
+	struct rdma_cm_id *child;
+	struct kiwi_mock **slot, *m2;
+	int n;
+
+	KUNIT_EXPECT_EQ(test, rt_fans(l), 1);
+	slot = kiwi_rt_mock(rt, init_net.loopback_dev, NULL);
+	m2 = *slot;
+	KUNIT_ASSERT_TRUE(test, rt_wait_fans(l, 2));
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(m2, KIWI_MOCK_CREATE_LISTEN), 1);
+	child = rt_fan_request(rt, l, m2);
+	KUNIT_ASSERT_NOT_NULL(test, child);
+	KUNIT_EXPECT_PTR_EQ(test, child->device, &m2->dev);
+	KUNIT_EXPECT_PTR_EQ(test, child->context, (void *)rt);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(child), KIWI_RDMA_REQUEST);
+	kiwi_rt_destroy(rt, child);
+	n = kiwi_rt_count(rt);
+	kiwi_mock_destroy(*slot);
+	*slot = NULL;
+	KUNIT_EXPECT_TRUE(test, rt_wait_fans(l, 1));
+	KUNIT_EXPECT_EQ(test, kiwi_rt_count(rt), n);	/* listener not told */
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(l), KIWI_RDMA_LISTEN);
+	KUNIT_EXPECT_NOT_NULL(test, rt_fan_request(rt, l, rt->m));
+}
+
+/* One device refusing: listen() fails, listens nowhere, may be retried. */
+static void rdmacm_wild_fails(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *l = kiwi_rt_id(rt);
+	struct kiwi_mock *m2 = *kiwi_rt_mock(rt, init_net.loopback_dev, NULL);
+	struct sockaddr_storage ss;
+
+	kiwi_mock_fail(m2, KIWI_MOCK_CREATE_LISTEN, -EADDRINUSE);
+	kiwi_rt_addr(&ss, AF_INET6, "::", 7102);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(l, (struct sockaddr *)&ss), 0);
+	KUNIT_EXPECT_EQ(test, rdma_listen(l, 0), -EADDRINUSE);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(l), KIWI_RDMA_ADDR_BOUND);
+	KUNIT_EXPECT_EQ(test, rt_fans(l), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(rt->m, KIWI_MOCK_CREATE_LISTEN),
+			kiwi_mock_calls(rt->m, KIWI_MOCK_DESTROY_LISTEN));
+	KUNIT_EXPECT_EQ(test, rdma_listen(l, 0), 0);
+	KUNIT_EXPECT_EQ(test, rt_fans(l), 2);
+}
+
+static atomic_t rt_hook_runs;
+
+/* create_listen of a provider that takes rtnl and the registry lock. */
+static void rt_locking_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
+			    struct kiwi_cm_id *id)
+{
+	struct kiwi_device *dev;
+
+	if (op != KIWI_MOCK_CREATE_LISTEN)
+		return;
+	rtnl_lock();
+	dev = kiwi_device_get_by_netdev(init_net.loopback_dev);
+	if (dev)
+		kiwi_device_put(dev);
+	rtnl_unlock();
+	atomic_inc(&rt_hook_runs);
+}
+
+/*
+ * A device registered under rtnl (as from a netdev notifier) while a
+ * wildcard listener exists; its create_listen takes rtnl and the core's
+ * registry lock. Lockdep or a hang would catch create_listen called under
+ * either (or under a lock taken inside them).
+ */
+static void rdmacm_wild_lock_free(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *l = rt_wild(rt, AF_INET, 7103, 0);
+	struct kiwi_mock *m2;
+	char name[16];
+
+	atomic_set(&rt_hook_runs, 0);
+	snprintf(name, sizeof(name), "rcmx%d", kiwi_rt_seq_next());
+	rtnl_lock();
+	m2 = kiwi_mock_create_hooked(name, init_net.loopback_dev,
+				     rt_locking_hook, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m2);
+	KUNIT_EXPECT_TRUE(test, rt_wait_fans(l, 2));
+	KUNIT_EXPECT_EQ(test, atomic_read(&rt_hook_runs), 1);
+	rt_wild(rt, AF_INET6, 7105, 0);		/* listen() itself */
+	KUNIT_EXPECT_EQ(test, atomic_read(&rt_hook_runs), 2);
+	kiwi_rt_destroy(rt, l);
+	kiwi_mock_destroy(m2);
+}
+
+enum rt_race_kind { RACE_LISTEN_ADD, RACE_LISTEN_REMOVE, RACE_DESTROY_ADD };
+
+struct rt_race {
+	struct work_struct work;
+	struct kiwi_mock *m;
+	bool add;
+	char name[16];
+	struct sockaddr_storage ss;
+};
+
+static void rt_race_work(struct work_struct *work)
+{
+	struct rt_race *r = container_of(work, struct rt_race, work);
+
+	if (r->add) {
+		r->m = kiwi_mock_create_on(r->name, init_net.loopback_dev);
+	} else {
+		kiwi_mock_destroy(r->m);
+		r->m = NULL;
+	}
+}
+
+static const enum rt_race_kind race_kinds[] = {
+	RACE_LISTEN_ADD, RACE_LISTEN_REMOVE, RACE_DESTROY_ADD };
+
+static void race_desc(const enum rt_race_kind *k, char *desc)
+{
+	static const char *const names[] = {
+		"listen vs device add", "listen vs device removal",
+		"destroy vs device add" };
+
+	strscpy(desc, names[*k], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(race, race_kinds, race_desc);
+
+/* The other CPU adds or removes a device while this one calls @call. */
+static int rt_race_once(struct kiwi_rt *rt, struct rt_race *r, int i,
+			struct rdma_cm_id *l, bool listen)
+{
+	int ret = 0;
+
+	queue_work(system_unbound_wq, &r->work);
+	udelay((i % 8) * 50);
+	if (listen)
+		ret = rdma_listen(l, 0);
+	else
+		kiwi_rt_destroy(rt, l);
+	flush_work(&r->work);
+	return ret;
+}
+
+/*
+ * listen() racing a device being added or removed, and a wildcard
+ * listener destroyed while a device is added, on 2 CPUs: the listener
+ * ends up on exactly the devices present, nothing leaks (the fixture
+ * counts ids, the mocks count their QPs, kmemleak the rest).
+ */
+static void rdmacm_wild_race(struct kunit *test)
+{
+	enum rt_race_kind kind = *(const enum rt_race_kind *)test->param_value;
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rt_race r = { .add = kind != RACE_LISTEN_REMOVE };
+	int i, ret;
+
+	INIT_WORK_ONSTACK(&r.work, rt_race_work);
+	for (i = 0; i < 40; i++) {
+		struct rdma_cm_id *l;
+
+		snprintf(r.name, sizeof(r.name), "rcmx%d",
+			 kiwi_rt_seq_next());
+		if (!r.add) {
+			r.m = kiwi_mock_create_on(r.name,
+						  init_net.loopback_dev);
+			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r.m);
+		}
+		if (kind == RACE_DESTROY_ADD) {
+			l = rt_wild(rt, AF_INET, 7104, 0);
+			rt_race_once(rt, &r, i, l, false);
+			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r.m);
+			kiwi_mock_destroy(r.m);
+			continue;
+		}
+		l = kiwi_rt_id(rt);
+		kiwi_rt_addr(&r.ss, AF_INET, "0.0.0.0", 7104);
+		KUNIT_EXPECT_EQ(test, rdma_bind_addr(l, (struct sockaddr *)&r.ss),
+				0);
+		ret = rt_race_once(rt, &r, i, l, true);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		if (r.add)
+			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r.m);
+		KUNIT_EXPECT_TRUE(test, rt_wait_fans(l, r.add ? 2 : 1));
+		kiwi_rt_destroy(rt, l);
+		if (r.add)
+			kiwi_mock_destroy(r.m);
+	}
+	destroy_work_on_stack(&r.work);
+}
+
+static struct kunit_case rdmacm_listen_cases[] = {
+	KUNIT_CASE_PARAM(rdmacm_wild_present, family_gen_params),
+	KUNIT_CASE(rdmacm_wild_future),
+	KUNIT_CASE(rdmacm_wild_fails),
+	KUNIT_CASE(rdmacm_wild_lock_free),
+	KUNIT_CASE_PARAM(rdmacm_wild_race, race_gen_params),
+	{}
+};
+
+static struct kunit_suite rdmacm_listen_suite = {
+	.name = "kiwi_rdmacm_listen",
+	.test_cases = rdmacm_listen_cases,
+};
+
+kunit_test_suite(rdmacm_listen_suite);
