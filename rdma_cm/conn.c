@@ -202,23 +202,37 @@ EXPORT_SYMBOL_GPL(kiwi_rdma_reject);
 
 /**
  * kiwi_rdma_disconnect() - close a connection gracefully
- * @id: a connected id
+ * @id: a connected id, or one that got DISCONNECTED
  *
- * DISCONNECTED follows when the connection is down.
+ * DISCONNECTED follows when the connection is down. After DISCONNECTED
+ * the call closes what is left: when the peer closed first, this side's
+ * half of the stream, gracefully (otherwise destroying the id resets
+ * it); when nothing is left, it does nothing. No second DISCONNECTED
+ * follows.
  *
  * Context: process context; sleeps.
- * Return: 0, -EINVAL if the id is not connected, or the provider's error.
+ * Return: 0, -EINVAL before any connection was attempted, or the
+ * provider's error.
  */
 int kiwi_rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	bool after = kiwi_rdma_state_of(priv) == KIWI_RDMA_DISCONNECTED;
+	struct kiwi_cm_id *cm;
 	int ret;
 
 	might_sleep();
 	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_DISCONNECT);
 	if (ret)
 		return ret;
-	return kiwi_cm_disconnect(priv->cm, KIWI_CM_DISCONNECT_GRACEFUL);
+	mutex_lock(&kiwi_rdma_lock);
+	cm = priv->cm;
+	mutex_unlock(&kiwi_rdma_lock);
+	if (!cm)
+		return 0;
+	ret = kiwi_cm_disconnect(cm, KIWI_CM_DISCONNECT_GRACEFUL);
+	/* -EINVAL after DISCONNECTED: the connection is fully closed. */
+	return after && ret == -EINVAL ? 0 : ret;
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_disconnect);
 

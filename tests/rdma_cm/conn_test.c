@@ -135,9 +135,36 @@ static void rdmacm_passive(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 3));
 	KUNIT_EXPECT_EQ(test, kiwi_rt_rec(rt, 2).event,
 			RDMA_CM_EVENT_DISCONNECTED);
-	KUNIT_EXPECT_EQ(test, rdma_disconnect(child), -EINVAL);
+	/* Nothing left to close: a no-op, and no second DISCONNECTED. */
+	KUNIT_EXPECT_EQ(test, rdma_disconnect(child), 0);
 	rdma_destroy_qp(child);
 	KUNIT_EXPECT_NULL(test, child->qp);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_count(rt), 3);
+}
+
+/*
+ * The peer closes first: DISCONNECTED, after which rdma_disconnect()
+ * closes this side's half gracefully (QP to CLOSING), where destroying
+ * the id would reset the stream. The CLOSE that follows adds no event.
+ */
+static void rdmacm_passive_close(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *id = kiwi_rt_established(rt, AF_INET);
+	int n = kiwi_rt_count(rt);
+
+	KUNIT_ASSERT_EQ(test, kiwi_rt_inject(rt, id, KIWI_CM_EVENT_DISCONNECT,
+					     0, NULL), 0);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, n + 1));
+	KUNIT_EXPECT_EQ(test, kiwi_rt_rec(rt, n).event,
+			RDMA_CM_EVENT_DISCONNECTED);
+	rt->m->last_qp_state = KIWI_QPS_IDLE;
+	KUNIT_EXPECT_EQ(test, rdma_disconnect(id), 0);
+	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, KIWI_QPS_CLOSING);
+	KUNIT_ASSERT_EQ(test, kiwi_rt_inject(rt, id, KIWI_CM_EVENT_CLOSE, 0,
+					     NULL), 0);
+	KUNIT_EXPECT_EQ(test, rdma_disconnect(id), 0);
+	KUNIT_EXPECT_FALSE(test, kiwi_rt_wait(rt, n + 2));
 }
 
 static const int families[] = { AF_INET, AF_INET6 };
@@ -414,6 +441,7 @@ static void rdmacm_device_removal(struct kunit *test)
 static struct kunit_case rdmacm_conn_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_connect_outcome, reply_gen_params),
 	KUNIT_CASE_PARAM(rdmacm_passive, family_gen_params),
+	KUNIT_CASE(rdmacm_passive_close),
 	KUNIT_CASE(rdmacm_reject),
 	KUNIT_CASE(rdmacm_request_refused_by_handler),
 	KUNIT_CASE(rdmacm_destroy_in_handler),
