@@ -13,6 +13,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/nsproxy.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -128,10 +129,13 @@ free_sdev:
 
 /**
  * kiwi_softiw_attach() - create the softiw device of a net_device
- * @ifname: the interface name, in the initial network namespace
+ * @ifname: the interface name, in the caller's network namespace
  *
  * The device is named "softiw_" followed by @ifname and keeps that name
- * if the interface is renamed.
+ * if the interface is renamed. The name is looked up in the network
+ * namespace of the calling task: the initial one for kernel threads, the
+ * writer's for the attach parameter, so that an interface of another
+ * namespace is attached by writing its name from inside that namespace.
  *
  * Context: process context, may sleep; takes rtnl.
  * Return: 0, -ENODEV if there is no such interface (or the module is
@@ -147,7 +151,7 @@ int kiwi_softiw_attach(const char *ifname)
 	mutex_lock(&softiw_attach_lock);
 	if (!softiw_running)
 		goto unlock;
-	netdev = dev_get_by_name(&init_net, ifname);
+	netdev = dev_get_by_name(current->nsproxy->net_ns, ifname);
 	if (!netdev)
 		goto unlock;
 	ret = softiw_attach_netdev(netdev);
@@ -157,14 +161,18 @@ unlock:
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_attach);
 
-static struct softiw_device *softiw_unlink_by_name(const char *ifname)
+static struct softiw_device *softiw_unlink_by_name(const struct net *net,
+						   const char *ifname)
 {
 	struct softiw_device *sdev, *found = NULL;
+	struct net_device *netdev;
 
 	ASSERT_RTNL();
 	mutex_lock(&softiw_list_lock);
 	list_for_each_entry(sdev, &softiw_devices, node) {
-		if (!strcmp(sdev->kdev.netdev->name, ifname)) {
+		netdev = sdev->kdev.netdev;
+		if (net_eq(dev_net(netdev), net) &&
+		    !strcmp(netdev->name, ifname)) {
 			found = sdev;
 			list_del_init(&found->node);
 			break;
@@ -176,13 +184,14 @@ static struct softiw_device *softiw_unlink_by_name(const char *ifname)
 
 /**
  * kiwi_softiw_detach() - remove the softiw device of a net_device
- * @ifname: the interface's current name
+ * @ifname: the interface's current name, in the caller's network namespace
  *
  * Unregisters the kiwi device, which waits until its users have let go
  * (see kiwi_unregister_device()).
  *
  * Context: process context, may sleep; takes rtnl.
- * Return: 0, or -ENODEV if no attached interface has that name.
+ * Return: 0, or -ENODEV if no attached interface of the caller's network
+ * namespace has that name.
  */
 int kiwi_softiw_detach(const char *ifname)
 {
@@ -191,7 +200,7 @@ int kiwi_softiw_detach(const char *ifname)
 	might_sleep();
 	mutex_lock(&softiw_attach_lock);
 	rtnl_lock();
-	sdev = softiw_unlink_by_name(ifname);
+	sdev = softiw_unlink_by_name(current->nsproxy->net_ns, ifname);
 	rtnl_unlock();
 	if (sdev)
 		softiw_device_destroy(sdev);
