@@ -53,6 +53,7 @@ void softiw_sock_attach(struct socket *sock, void *owner,
 	cbs->data_ready = sk->sk_data_ready;
 	cbs->state_change = sk->sk_state_change;
 	cbs->error_report = sk->sk_error_report;
+	cbs->write_space = sk->sk_write_space;
 	sk->sk_user_data = owner;
 	sk->sk_data_ready = event;
 	sk->sk_state_change = event;
@@ -77,6 +78,23 @@ void softiw_sock_detach(struct socket *sock, const struct softiw_sock_cbs *cbs)
 	sk->sk_data_ready = cbs->data_ready;
 	sk->sk_state_change = cbs->state_change;
 	sk->sk_error_report = cbs->error_report;
+	sk->sk_write_space = cbs->write_space;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/**
+ * softiw_sock_watch_space() - route a socket's write space events too
+ * @sock: a socket attached with softiw_sock_attach()
+ * @event: called in softirq context, with sk_callback_lock read-held,
+ *	when a full send buffer has room again
+ */
+void softiw_sock_watch_space(struct socket *sock,
+			     void (*event)(struct sock *sk))
+{
+	struct sock *sk = sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_write_space = event;
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
