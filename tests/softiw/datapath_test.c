@@ -680,6 +680,33 @@ static void dp_graceful_drains(struct kunit *test)
 	cmt_teardown(d->t);
 }
 
+/*
+ * A QP destroyed while its connection still pins it never reaches its CQ
+ * again, so the ULP may destroy the CQ at once: the flush the connection
+ * does when it ends would otherwise use the freed CQ (KASAN).
+ */
+static void dp_destroyed_qp_leaves_cq(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23212, 64, 16, 16);
+	struct dpt_side *a = &d->s[0];
+	int calls;
+
+	dpt_connect(d);
+	KUNIT_ASSERT_EQ(test, dpt_recv(a, 1, 0, DPT_CHUNK), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_req_notify_cq(a->cq, KIWI_CQ_NEXT_COMP), 0);
+	cmt_destroy_qp(d->t, a->qp);
+	calls = atomic_read(&a->calls);
+	KUNIT_EXPECT_EQ(test, calls, 1);	/* the flushed RECV */
+	kiwi_destroy_cq(a->cq);
+	a->cq = NULL;
+	KUNIT_EXPECT_NOT_NULL(test, cmt_wait(d->t, KIWI_CM_EVENT_CLOSE,
+					     d->id[0]));
+	KUNIT_EXPECT_NOT_NULL(test, cmt_wait(d->t, KIWI_CM_EVENT_CLOSE,
+					     d->id[1]));
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->calls), calls);
+	cmt_teardown(d->t);
+}
+
 static struct kunit_case dp_cases[] = {
 	KUNIT_CASE_PARAM(dp_message_size, dpt_size_gen_params),
 	KUNIT_CASE(dp_many_in_order),
@@ -693,6 +720,7 @@ static struct kunit_case dp_cases[] = {
 	KUNIT_CASE(dp_cq_overflow),
 	KUNIT_CASE(dp_destroy_in_flight),
 	KUNIT_CASE(dp_graceful_drains),
+	KUNIT_CASE(dp_destroyed_qp_leaves_cq),
 	{}
 };
 
