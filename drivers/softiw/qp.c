@@ -175,8 +175,7 @@ static void softiw_qp_notify(struct softiw_qp *sqp)
  *
  * Every queued work request completes with -ECANCELED (send requests
  * too when unsignaled), oldest first, and the completion handlers due
- * are called. A destroyed QP was flushed by softiw_destroy_qp() and its
- * CQs may be freed since: then nothing is done.
+ * are called.
  *
  * Context: process context; the data path of the QP is not running: the
  * caller holds the bound endpoint's mutex, or no endpoint is bound.
@@ -184,18 +183,13 @@ static void softiw_qp_notify(struct softiw_qp *sqp)
 void softiw_qp_flush(struct softiw_qp *sqp)
 {
 	unsigned long flags;
-	bool destroyed;
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	sqp->state = KIWI_QPS_ERROR;
-	destroyed = sqp->destroyed;
-	if (!destroyed) {
-		softiw_wq_flush(sqp, &sqp->sq);
-		softiw_wq_flush(sqp, &sqp->rq);
-	}
+	softiw_wq_flush(sqp, &sqp->sq);
+	softiw_wq_flush(sqp, &sqp->rq);
 	spin_unlock_irqrestore(&sqp->lock, flags);
-	if (!destroyed)
-		softiw_qp_notify(sqp);
+	softiw_qp_notify(sqp);
 }
 
 /*
@@ -279,10 +273,6 @@ void softiw_destroy_qp(struct kiwi_qp *qp)
 	softiw_qp_move(sqp, KIWI_QPS_ERROR, &cep);
 	spin_unlock_irqrestore(&sqp->lock, flags);
 	softiw_qp_flush_sync(sqp, cep);
-	/* A connection may still pin it; it must not reach the CQs now. */
-	spin_lock_irqsave(&sqp->lock, flags);
-	sqp->destroyed = true;
-	spin_unlock_irqrestore(&sqp->lock, flags);
 	softiw_qp_put(sqp);
 }
 
@@ -483,9 +473,7 @@ int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 		wq->count--;
 	}
 	spin_unlock_irqrestore(&sqp->lock, flags);
-	/* Nothing completed in ERROR, where the CQs may be gone already. */
-	if (ret != -ECANCELED)
-		softiw_qp_notify(sqp);
+	softiw_qp_notify(sqp);
 	return ret;
 }
 

@@ -115,12 +115,8 @@ struct softiw_wq {
  * @qp: the core's QP
  * @sdev: its device
  * @ref: the creator's reference and the connection manager's pins
- * @lock: protects @state, @destroyed, @access, @cep, @sq and @rq;
- *	interrupts off
+ * @lock: protects @state, @access, @cep, @sq and @rq; interrupts off
  * @state: current state
- * @destroyed: its creator destroyed it: its queues are flushed and its
- *	CQs may be gone, so the flush of a connection that still pins it
- *	must not touch them
  * @access: access rights given with KIWI_QP_ATTR_ACCESS
  * @cep: the connection endpoint bound to the QP, or NULL
  * @sq: the send queue
@@ -134,9 +130,8 @@ struct softiw_qp {
 	struct kiwi_qp qp;
 	struct softiw_device *sdev;
 	refcount_t ref;
-	spinlock_t lock;	/* protects state, destroyed, access, cep, sq, rq */
+	spinlock_t lock;	/* protects state, access, cep, sq, rq */
 	enum kiwi_qp_state state;
-	bool destroyed;
 	u32 access;
 	struct softiw_cep *cep;
 	struct softiw_wq sq;
