@@ -29,6 +29,10 @@ static unsigned int softiw_mpa_timeout_ms = 10000;
 module_param_named(mpa_timeout_ms, softiw_mpa_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_timeout_ms, "time for TCP connect plus MPA reply (active) or for the MPA request (passive), ms (default 10000)");
 
+static unsigned int softiw_dead_peer_ms = 60000;
+module_param_named(dead_peer_ms, softiw_dead_peer_ms, uint, 0644);
+MODULE_PARM_DESC(dead_peer_ms, "an established connection whose peer answers nothing (keepalives, data, window probes) for this long is closed, ms; 0: never (default 60000)");
+
 unsigned int softiw_max_pending = 32;
 module_param_named(max_pending, softiw_max_pending, uint, 0644);
 MODULE_PARM_DESC(max_pending, "connections per listener waiting for their MPA request (default 32)");
@@ -184,6 +188,7 @@ static int softiw_cep_start_data(struct softiw_cep *cep,
 	if (ret)
 		return ret;
 	softiw_sock_watch_space(cep->sock, softiw_cep_sk_write_space);
+	softiw_sock_dead_peer(cep->sock, READ_ONCE(softiw_dead_peer_ms));
 	softiw_cep_qp_move(cep, KIWI_QPS_RTS);
 	return 0;
 }
@@ -489,6 +494,8 @@ static void softiw_cep_dp_failed(struct softiw_cep *cep, int err)
 		softiw_cep_terminate(cep, -EPROTO);
 	else if (err == -EOVERFLOW)
 		softiw_cep_overflow(cep);
+	else if (err == -ETIMEDOUT)
+		softiw_cep_abort(cep, -ETIMEDOUT);
 	else
 		softiw_cep_abort(cep, -ECONNRESET);
 }
@@ -507,8 +514,9 @@ static int softiw_cep_data(struct softiw_cep *cep)
 		if (ret == SOFTIW_DP_BUSY)
 			softiw_cep_kick(cep);
 	}
-	if (READ_ONCE(cep->sock->sk->sk_err))
-		return -ECONNRESET;
+	ret = READ_ONCE(cep->sock->sk->sk_err);
+	if (ret)
+		return ret == ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
 	ret = softiw_tx_step(cep);
 	if (ret < 0)
 		return ret;

@@ -148,8 +148,10 @@ static int softiw_wq_report(struct softiw_qp *sqp, struct softiw_wq *wq,
 	return softiw_cq_push(softiw_wq_cq(sqp, wq), &wc, solicited);
 }
 
-static void softiw_wq_flush(struct softiw_qp *sqp, struct softiw_wq *wq)
+/* Return: the number of work requests flushed. */
+static u32 softiw_wq_flush(struct softiw_qp *sqp, struct softiw_wq *wq)
 {
+	u32 n = wq->count;
 	struct softiw_wqe *wqe;
 
 	lockdep_assert_held(&sqp->lock);
@@ -160,6 +162,7 @@ static void softiw_wq_flush(struct softiw_qp *sqp, struct softiw_wq *wq)
 		wq->head = (wq->head + 1) % wq->size;
 		wq->count--;
 	}
+	return n;
 }
 
 static void softiw_qp_notify(struct softiw_qp *sqp)
@@ -175,7 +178,8 @@ static void softiw_qp_notify(struct softiw_qp *sqp)
  *
  * Every queued work request completes with -ECANCELED (send requests
  * too when unsignaled), oldest first, and the completion handlers due
- * are called.
+ * are called. With nothing queued the CQs are not touched: a destroyed
+ * QP may outlive its CQs while its connection winds down.
  *
  * Context: process context; the data path of the QP is not running: the
  * caller holds the bound endpoint's mutex, or no endpoint is bound.
@@ -183,13 +187,15 @@ static void softiw_qp_notify(struct softiw_qp *sqp)
 void softiw_qp_flush(struct softiw_qp *sqp)
 {
 	unsigned long flags;
+	u32 n;
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	sqp->state = KIWI_QPS_ERROR;
-	softiw_wq_flush(sqp, &sqp->sq);
-	softiw_wq_flush(sqp, &sqp->rq);
+	n = softiw_wq_flush(sqp, &sqp->sq);
+	n += softiw_wq_flush(sqp, &sqp->rq);
 	spin_unlock_irqrestore(&sqp->lock, flags);
-	softiw_qp_notify(sqp);
+	if (n)
+		softiw_qp_notify(sqp);
 }
 
 /*
@@ -351,8 +357,8 @@ int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
 		     const struct kiwi_send_wr **bad_wr)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
+	bool queued = false, flushed = false;
 	unsigned long flags;
-	bool queued = false;
 	int ret = 0;
 
 	spin_lock_irqsave(&sqp->lock, flags);
@@ -360,6 +366,7 @@ int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
 		if (sqp->state == KIWI_QPS_ERROR) {
 			softiw_wq_report(sqp, &sqp->sq, wr->wr_id, 0,
 					 -ECANCELED, 0, false);
+			flushed = true;
 			continue;
 		}
 		ret = sqp->state == KIWI_QPS_RTS ? softiw_sq_add(sqp, wr) :
@@ -373,7 +380,8 @@ int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
 	if (queued && sqp->cep)
 		softiw_cep_kick(sqp->cep);
 	spin_unlock_irqrestore(&sqp->lock, flags);
-	softiw_qp_notify(sqp);
+	if (flushed)
+		softiw_qp_notify(sqp);
 	return ret;
 }
 
@@ -401,6 +409,7 @@ int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
 		     const struct kiwi_recv_wr **bad_wr)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
+	bool flushed = false;
 	unsigned long flags;
 	int ret = 0;
 
@@ -409,6 +418,7 @@ int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
 		if (sqp->state == KIWI_QPS_ERROR) {
 			softiw_wq_report(sqp, &sqp->rq, wr->wr_id, 0,
 					 -ECANCELED, 0, false);
+			flushed = true;
 			continue;
 		}
 		ret = softiw_rq_add(sqp, wr);
@@ -418,7 +428,8 @@ int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	spin_unlock_irqrestore(&sqp->lock, flags);
-	softiw_qp_notify(sqp);
+	if (flushed)
+		softiw_qp_notify(sqp);
 	return ret;
 }
 
@@ -473,7 +484,8 @@ int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 		wq->count--;
 	}
 	spin_unlock_irqrestore(&sqp->lock, flags);
-	softiw_qp_notify(sqp);
+	if (ret != -ECANCELED)
+		softiw_qp_notify(sqp);
 	return ret;
 }
 

@@ -74,6 +74,7 @@ static void dpt_release(struct kunit_resource *res)
 static void dpt_exit(struct kunit *test)
 {
 	cmt_param(test, "mpa_crc", "N");
+	cmt_param(test, "dead_peer_ms", "60000");
 }
 
 static struct dpt *dpt_setup(struct kunit *test, u16 port, u32 cqe, u32 sq,
@@ -681,13 +682,59 @@ static void dp_graceful_drains(struct kunit *test)
 }
 
 /*
+ * A peer that stops reading (a raw client that did MPA by hand): once
+ * both windows are full, nothing it answers moves the data, and after
+ * dead_peer_ms the connection ends with CLOSE(-ETIMEDOUT), sends flushed.
+ */
+static void dp_dead_peer(struct kunit *test)
+{
+	static const u8 req[20] = "MPA ID Req Frame\x00\x01\x00\x00";
+	struct kiwi_conn_param cp = { .ird = 1, .ord = 1 };
+	const struct cmt_rec *r;
+	struct dpt_side *b;
+	struct socket *raw;
+	struct kiwi_wc wc;
+	struct dpt *d;
+	int i, n = 0, bad = 0;
+	u8 rep[20];
+
+	cmt_param(test, "dead_peer_ms", "2000");
+	d = dpt_setup(test, 23212, 64, 16, 4);
+	b = &d->s[1];
+	cmt_listen(d->t);
+	raw = cmt_raw_connect(test, d->t->port);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(raw, req, sizeof(req)), 20);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	d->id[1] = r->id;
+	cp.qpn = b->qp->qpn;
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(d->id[1], &cp), 0);
+	KUNIT_ASSERT_EQ(test, cmt_raw_recv(raw, rep, sizeof(rep), 3000), 20);
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_EQ(test, dpt_send(b, i, 0, SOFTIW_MAX_MSG, 0), 0);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
+	if (!r)
+		r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ETIMEDOUT);
+	while (kiwi_poll_cq(b->cq, 1, &wc) == 1) {
+		n++;
+		bad += wc.status != -ECANCELED;
+	}
+	KUNIT_EXPECT_GT(test, n, 0);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	cmt_raw_close(raw, true);
+	cmt_teardown(d->t);
+}
+
+/*
  * A QP destroyed while its connection still pins it never reaches its CQ
  * again, so the ULP may destroy the CQ at once: the flush the connection
  * does when it ends would otherwise use the freed CQ (KASAN).
  */
 static void dp_destroyed_qp_leaves_cq(struct kunit *test)
 {
-	struct dpt *d = dpt_setup(test, 23212, 64, 16, 16);
+	struct dpt *d = dpt_setup(test, 23213, 64, 16, 16);
 	struct dpt_side *a = &d->s[0];
 	int calls;
 
@@ -720,6 +767,7 @@ static struct kunit_case dp_cases[] = {
 	KUNIT_CASE(dp_cq_overflow),
 	KUNIT_CASE(dp_destroy_in_flight),
 	KUNIT_CASE(dp_graceful_drains),
+	KUNIT_CASE(dp_dead_peer),
 	KUNIT_CASE(dp_destroyed_qp_leaves_cq),
 	{}
 };
