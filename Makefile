@@ -2,6 +2,7 @@
 #
 # kiwi: iWARP connection manager and software RNIC, as out-of-tree modules.
 #
+#   make demo       the sample ULPs on Debian's stock kernel in a QEMU VM
 #   make            build the modules against KDIR
 #   make check      static checks + KUnit suites in a QEMU test VM
 #   make deps       install the Debian packages every target needs
@@ -13,7 +14,8 @@ BUILD ?= $(CURDIR)/build
 
 export BUILD KIWI_CACHE SUITES KIWI_SUITE_TIMEOUT KIWI_SKIP_STATIC
 
-.PHONY: all modules deps check static harness-selftest clean help
+.PHONY: all modules deps demo demo-selftest check static harness-selftest \
+	clean help
 
 all: modules
 
@@ -24,6 +26,12 @@ modules:
 
 deps:
 	@bash scripts/deps.sh all
+
+demo:
+	@bash scripts/demo.sh
+
+demo-selftest:
+	@bash scripts/demo-selftest.sh
 
 static:
 	@bash scripts/deps.sh check
@@ -42,4 +50,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,9p' Makefile
+	@sed -n '3,10p' Makefile

@@ -19,7 +19,9 @@ echo "ok: no warnings"
 step "static: exported symbols and module metadata"
 bad=$(awk '$2 !~ /^kiwi_/ { print $2 }' "$out/Module.symvers")
 [ -z "$bad" ] || die "exported symbols without the kiwi_ prefix: $bad"
-for ko in iw_cm/kiwi_iwcm rdma_cm/kiwi_rdmacm drivers/softiw/kiwi_softiw; do
+for ko in iw_cm/kiwi_iwcm rdma_cm/kiwi_rdmacm drivers/softiw/kiwi_softiw \
+	samples/kiwi_sample_conn samples/kiwi_sample_server \
+	samples/kiwi_sample_client; do
 	lic=$(/sbin/modinfo -F license "$out/$ko.ko")
 	[ "$lic" = GPL ] || die "$ko.ko: licence '$lic', want GPL"
 done
@@ -28,6 +30,14 @@ for ko in rdma_cm/kiwi_rdmacm drivers/softiw/kiwi_softiw; do
 	case ",$dep," in
 	*,kiwi_iwcm,*) ;;
 	*) die "$ko.ko depends on '$dep', not on kiwi_iwcm" ;;
+	esac
+done
+# The sample server and client share kiwi_sample_conn.
+for ko in samples/kiwi_sample_server samples/kiwi_sample_client; do
+	dep=$(/sbin/modinfo -F depends "$out/$ko.ko")
+	case ",$dep," in
+	*,kiwi_sample_conn,*) ;;
+	*) die "$ko.ko depends on '$dep', not on kiwi_sample_conn" ;;
 	esac
 done
 echo "ok: $(wc -l <"$out/Module.symvers") exports, all kiwi_-prefixed"

@@ -13,6 +13,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/nsproxy.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -38,6 +39,7 @@ static void softiw_device_destroy(struct softiw_device *sdev)
 	might_sleep();
 	kiwi_unregister_device(&sdev->kdev);
 	softiw_qps_exit(sdev);
+	softiw_mrs_exit(sdev);
 	softiw_device_free(sdev);
 }
 
@@ -72,6 +74,7 @@ static struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 	INIT_LIST_HEAD(&sdev->node);
 	INIT_WORK(&sdev->detach_work, softiw_detach_work);
 	softiw_qps_init(sdev);
+	softiw_mrs_init(sdev);
 	return sdev;
 }
 
@@ -122,16 +125,20 @@ unregister:
 	kiwi_unregister_device(&sdev->kdev);
 free_sdev:
 	softiw_qps_exit(sdev);
+	softiw_mrs_exit(sdev);
 	softiw_device_free(sdev);
 	return ret;
 }
 
 /**
  * kiwi_softiw_attach() - create the softiw device of a net_device
- * @ifname: the interface name, in the initial network namespace
+ * @ifname: the interface name, in the caller's network namespace
  *
  * The device is named "softiw_" followed by @ifname and keeps that name
- * if the interface is renamed.
+ * if the interface is renamed. The name is looked up in the network
+ * namespace of the calling task: the initial one for kernel threads, the
+ * writer's for the attach parameter, so that an interface of another
+ * namespace is attached by writing its name from inside that namespace.
  *
  * Context: process context, may sleep; takes rtnl.
  * Return: 0, -ENODEV if there is no such interface (or the module is
@@ -147,7 +154,7 @@ int kiwi_softiw_attach(const char *ifname)
 	mutex_lock(&softiw_attach_lock);
 	if (!softiw_running)
 		goto unlock;
-	netdev = dev_get_by_name(&init_net, ifname);
+	netdev = dev_get_by_name(current->nsproxy->net_ns, ifname);
 	if (!netdev)
 		goto unlock;
 	ret = softiw_attach_netdev(netdev);
@@ -157,14 +164,18 @@ unlock:
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_attach);
 
-static struct softiw_device *softiw_unlink_by_name(const char *ifname)
+static struct softiw_device *softiw_unlink_by_name(const struct net *net,
+						   const char *ifname)
 {
 	struct softiw_device *sdev, *found = NULL;
+	struct net_device *netdev;
 
 	ASSERT_RTNL();
 	mutex_lock(&softiw_list_lock);
 	list_for_each_entry(sdev, &softiw_devices, node) {
-		if (!strcmp(sdev->kdev.netdev->name, ifname)) {
+		netdev = sdev->kdev.netdev;
+		if (net_eq(dev_net(netdev), net) &&
+		    !strcmp(netdev->name, ifname)) {
 			found = sdev;
 			list_del_init(&found->node);
 			break;
@@ -176,13 +187,14 @@ static struct softiw_device *softiw_unlink_by_name(const char *ifname)
 
 /**
  * kiwi_softiw_detach() - remove the softiw device of a net_device
- * @ifname: the interface's current name
+ * @ifname: the interface's current name, in the caller's network namespace
  *
  * Unregisters the kiwi device, which waits until its users have let go
  * (see kiwi_unregister_device()).
  *
  * Context: process context, may sleep; takes rtnl.
- * Return: 0, or -ENODEV if no attached interface has that name.
+ * Return: 0, or -ENODEV if no attached interface of the caller's network
+ * namespace has that name.
  */
 int kiwi_softiw_detach(const char *ifname)
 {
@@ -191,7 +203,7 @@ int kiwi_softiw_detach(const char *ifname)
 	might_sleep();
 	mutex_lock(&softiw_attach_lock);
 	rtnl_lock();
-	sdev = softiw_unlink_by_name(ifname);
+	sdev = softiw_unlink_by_name(current->nsproxy->net_ns, ifname);
 	rtnl_unlock();
 	if (sdev)
 		softiw_device_destroy(sdev);
@@ -263,9 +275,14 @@ const struct kiwi_provider_ops softiw_ops = {
 	.create_qp = softiw_create_qp,
 	.modify_qp = softiw_modify_qp,
 	.destroy_qp = softiw_destroy_qp,
+	.post_send = softiw_post_send,
+	.post_recv = softiw_post_recv,
 	.create_cq = softiw_create_cq,
 	.destroy_cq = softiw_destroy_cq,
 	.poll_cq = softiw_poll_cq,
+	.req_notify_cq = softiw_req_notify_cq,
+	.reg_kernel_mr = softiw_reg_kernel_mr,
+	.dereg_mr = softiw_dereg_mr,
 };
 
 /* Strip surrounding blanks and a trailing newline from a sysfs write. */

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One connection of a sample ULP: rdma_cm events, the QP and CQ, the
+ * ping-pong exchange over SEND/RECV and the log line a connection ends
+ * with. Shared by the server and the client sample modules.
+ *
+ * The exchange: the client sends message 0 when the connection is up; the
+ * server sends every message it receives back; the client checks the echo
+ * byte for byte and sends the next, until it has sent count messages, and
+ * then disconnects. One receive is always posted before the peer may
+ * send, so neither side ever needs more than one buffer each way.
+ *
+ * conn->lock serialises the rdma_cm handler, the CQ worker and teardown;
+ * once teardown has set conn->dead neither touches the connection again.
+ */
+#include <linux/inet.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "sample.h"
+
+enum {
+	SAMPLE_WR_RECV = 1,
+	SAMPLE_WR_SEND,
+};
+
+/* Completions taken from the CQ at a time. */
+#define SAMPLE_POLL_BATCH	8
+
+/**
+ * kiwi_sample_conn_alloc() - a connection with its buffers, not yet set up
+ * @who: the module's name, for the log (must outlive the connection)
+ * @nr: the connection's number, for the log
+ * @st: the module's counters
+ * @size: bytes per message (client) or largest message (server)
+ * @count: client: messages to exchange; server: 0
+ * @passive: true for the server, which accepts and sends every message
+ *	back
+ *
+ * Context: process context; sleeps.
+ * Return: the connection, or NULL without memory.
+ */
+struct kiwi_sample_conn *kiwi_sample_conn_alloc(const char *who,
+						unsigned int nr,
+						struct kiwi_sample_stats *st,
+						u32 size, u32 count, bool passive)
+{
+	struct kiwi_sample_conn *conn;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return NULL;
+	conn->buf = kzalloc(2 * size, GFP_KERNEL);
+	if (!conn->buf) {
+		kfree(conn);
+		return NULL;
+	}
+	conn->who = who;
+	conn->nr = nr;
+	conn->stats = st;
+	conn->size = size;
+	conn->count = count;
+	conn->passive = passive;
+	mutex_init(&conn->lock);
+	init_completion(&conn->done);
+	return conn;
+}
+EXPORT_SYMBOL_GPL(kiwi_sample_conn_alloc);
+
+static void *sample_recv_buf(struct kiwi_sample_conn *conn)
+{
+	return conn->buf;
+}
+
+static void *sample_send_buf(struct kiwi_sample_conn *conn)
+{
+	return conn->buf + conn->size;
+}
+
+static void sample_fail(struct kiwi_sample_conn *conn, const char *what,
+			int error)
+{
+	lockdep_assert_held(&conn->lock);
+	atomic_inc(&conn->stats->errors);
+	if (conn->error)
+		return;
+	conn->error = error ? error : -EIO;
+	conn->what = what;
+}
+
+/* Format the recorded events, "ADDR_RESOLVED REJECTED(-111)". */
+static void sample_format_events(struct kiwi_sample_conn *conn, char *buf,
+				 size_t len)
+{
+	size_t used = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < conn->nr_events; i++) {
+		used += scnprintf(buf + used, len - used, "%s%s",
+				  i ? " " : "",
+				  rdma_event_msg(conn->events[i]));
+		if (conn->status[i])
+			used += scnprintf(buf + used, len - used, "(%d)",
+					  conn->status[i]);
+	}
+	if (!conn->nr_events)
+		scnprintf(buf, len, "(no event)");
+}
+
+/* The connection is over: count it, log its line, wake its waiter. */
+static void sample_finish(struct kiwi_sample_conn *conn)
+{
+	struct kiwi_sample_stats *st = conn->stats;
+	char events[192];
+
+	lockdep_assert_held(&conn->lock);
+	if (conn->finished)
+		return;
+	conn->finished = true;
+	if (!conn->error && !conn->established)
+		sample_fail(conn, "never established", -ENOTCONN);
+	if (conn->error) {
+		atomic_inc(&st->failed);
+		atomic_cmpxchg(&st->first_error, 0, conn->error);
+	} else {
+		atomic_inc(&st->completed);
+	}
+	atomic64_add(conn->received, &st->messages);
+	atomic64_add(conn->bytes, &st->bytes);
+	sample_format_events(conn, events, sizeof(events));
+	if (conn->error)
+		pr_info("%s: conn %u: %s; %u messages, %llu bytes; failed: %s %d\n",
+			conn->who, conn->nr, events, conn->received,
+			conn->bytes, conn->what, conn->error);
+	else
+		pr_info("%s: conn %u: %s; %u messages, %llu bytes; ok\n",
+			conn->who, conn->nr, events, conn->received,
+			conn->bytes);
+	complete(&conn->done);
+}
+
+/* Close the connection after an error; DISCONNECTED finishes it. */
+static void sample_close(struct kiwi_sample_conn *conn)
+{
+	lockdep_assert_held(&conn->lock);
+	if (conn->finished)
+		return;
+	if (!conn->established || rdma_disconnect(conn->id))
+		sample_finish(conn);
+}
+
+static int sample_post_recv(struct kiwi_sample_conn *conn)
+{
+	struct kiwi_sge sge = {
+		.addr = conn->mr->iova,
+		.length = conn->size,
+		.lkey = conn->mr->lkey,
+	};
+	struct kiwi_recv_wr wr = {
+		.wr_id = SAMPLE_WR_RECV,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	const struct kiwi_recv_wr *bad;
+
+	return kiwi_post_recv(conn->id->qp, &wr, &bad);
+}
+
+static int sample_post_send(struct kiwi_sample_conn *conn, u32 len)
+{
+	struct kiwi_sge sge = {
+		.addr = conn->mr->iova + conn->size,
+		.length = len,
+		.lkey = conn->mr->lkey,
+	};
+	struct kiwi_send_wr wr = {
+		.wr_id = SAMPLE_WR_SEND,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = KIWI_WR_SEND,
+		.send_flags = KIWI_SEND_SIGNALED,
+	};
+	const struct kiwi_send_wr *bad;
+
+	return kiwi_post_send(conn->id->qp, &wr, &bad);
+}
+
+/* Client: fill the send buffer with message @seq and send it. */
+static void sample_send_next(struct kiwi_sample_conn *conn)
+{
+	u8 *msg = sample_send_buf(conn);
+	u32 seq = conn->sent;
+	__be32 hdr[2] = { cpu_to_be32(conn->nr), cpu_to_be32(seq) };
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&conn->lock);
+	memcpy(msg, hdr, sizeof(hdr));
+	for (i = sizeof(hdr); i < conn->size; i++)
+		msg[i] = (u8)(conn->nr * 31 + seq * 7 + i);
+	ret = sample_post_send(conn, conn->size);
+	if (ret) {
+		sample_fail(conn, "post_send", ret);
+		sample_close(conn);
+		return;
+	}
+	conn->sent++;
+}
+
+/* Client: check an echo, then send the next message or disconnect. */
+static void sample_client_recv(struct kiwi_sample_conn *conn, u32 len)
+{
+	int ret;
+
+	if (len != conn->size ||
+	    memcmp(sample_recv_buf(conn), sample_send_buf(conn), len)) {
+		sample_fail(conn, "echo differs", -EBADMSG);
+		sample_close(conn);
+		return;
+	}
+	conn->received++;
+	conn->bytes += len;
+	if (conn->received == conn->count) {
+		ret = rdma_disconnect(conn->id);
+		if (ret) {
+			sample_fail(conn, "disconnect", ret);
+			sample_finish(conn);
+		}
+		return;
+	}
+	ret = sample_post_recv(conn);
+	if (ret) {
+		sample_fail(conn, "post_recv", ret);
+		sample_close(conn);
+		return;
+	}
+	sample_send_next(conn);
+}
+
+/* Server: take the next receive, then send the message back. */
+static void sample_server_recv(struct kiwi_sample_conn *conn, u32 len)
+{
+	int ret;
+
+	conn->received++;
+	conn->bytes += len;
+	memcpy(sample_send_buf(conn), sample_recv_buf(conn), len);
+	ret = sample_post_recv(conn);
+	if (!ret)
+		ret = sample_post_send(conn, len);
+	if (ret) {
+		sample_fail(conn, "echo", ret);
+		sample_close(conn);
+	}
+}
+
+static void sample_completion(struct kiwi_sample_conn *conn,
+			      const struct kiwi_wc *wc)
+{
+	lockdep_assert_held(&conn->lock);
+	/* Flushed requests of a closing connection are no error. */
+	if (wc->status == -ECANCELED || conn->finished)
+		return;
+	if (wc->status) {
+		sample_fail(conn, wc->wr_id == SAMPLE_WR_SEND ?
+			    "send completion" : "recv completion", wc->status);
+		sample_close(conn);
+		return;
+	}
+	if (wc->wr_id != SAMPLE_WR_RECV)
+		return;
+	if (conn->passive)
+		sample_server_recv(conn, wc->byte_len);
+	else
+		sample_client_recv(conn, wc->byte_len);
+}
+
+static int sample_drain_cq(struct kiwi_sample_conn *conn)
+{
+	struct kiwi_wc wc[SAMPLE_POLL_BATCH];
+	int n, i, total = 0;
+
+	do {
+		n = kiwi_poll_cq(conn->cq, ARRAY_SIZE(wc), wc);
+		for (i = 0; i < n; i++)
+			sample_completion(conn, &wc[i]);
+		total += max(n, 0);
+	} while (n == ARRAY_SIZE(wc));
+	return total;
+}
+
+static void sample_cq_work(struct work_struct *work)
+{
+	struct kiwi_sample_conn *conn =
+		container_of(work, struct kiwi_sample_conn, cq_work);
+
+	mutex_lock(&conn->lock);
+	if (conn->dead)
+		goto unlock;
+	/* Arm, then poll once more: a completion may have come in between. */
+	do {
+		sample_drain_cq(conn);
+		kiwi_req_notify_cq(conn->cq, KIWI_CQ_NEXT_COMP);
+	} while (sample_drain_cq(conn));
+unlock:
+	mutex_unlock(&conn->lock);
+}
+
+static void sample_cq_event(struct kiwi_cq *cq, void *context)
+{
+	struct kiwi_sample_conn *conn = context;
+
+	queue_work(system_wq, &conn->cq_work);
+}
+
+/*
+ * Memory region and the first receive. A device without a data path
+ * (softiw before SEND/RECV) fails here, with -EINVAL from
+ * kiwi_reg_kernel_mr() or -EOPNOTSUPP from kiwi_post_recv().
+ */
+static int sample_data_init(struct kiwi_sample_conn *conn)
+{
+	struct kiwi_mr *mr;
+	int ret;
+
+	mr = kiwi_reg_kernel_mr(conn->id->device, conn->buf, 2 * conn->size,
+				KIWI_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(mr)) {
+		conn->what = "reg_kernel_mr";
+		return PTR_ERR(mr);
+	}
+	conn->mr = mr;
+	ret = sample_post_recv(conn);
+	if (ret) {
+		conn->what = "post_recv";
+		return ret;
+	}
+	ret = kiwi_req_notify_cq(conn->cq, KIWI_CQ_NEXT_COMP);
+	if (ret)
+		conn->what = "req_notify_cq";
+	return ret;
+}
+
+/*
+ * CQ, QP, and the data path if messages will flow. The server serves
+ * connections without messages on a device with no data path; the client
+ * fails a connection that has messages to send.
+ */
+static int sample_setup(struct kiwi_sample_conn *conn)
+{
+	struct kiwi_qp_init_attr init = {
+		.cap = {
+			.max_send_wr = 4,
+			.max_recv_wr = 2,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.qp_context = conn,
+	};
+	struct kiwi_cq *cq;
+	int ret;
+
+	lockdep_assert_held(&conn->lock);
+	INIT_WORK(&conn->cq_work, sample_cq_work);
+	cq = kiwi_create_cq(conn->id->device, 8, sample_cq_event, conn);
+	if (IS_ERR(cq)) {
+		sample_fail(conn, "create_cq", PTR_ERR(cq));
+		return PTR_ERR(cq);
+	}
+	conn->cq = cq;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	ret = rdma_create_qp(conn->id, NULL, &init);
+	if (ret) {
+		sample_fail(conn, "create_qp", ret);
+		return ret;
+	}
+	if (!conn->passive && !conn->count)
+		return 0;
+	ret = sample_data_init(conn);
+	if (ret && conn->passive) {
+		pr_info("%s: conn %u: no data path (%s %d): connection only\n",
+			conn->who, conn->nr, conn->what, ret);
+		conn->what = NULL;
+		return 0;
+	}
+	if (ret)
+		sample_fail(conn, conn->what, ret);
+	return ret;
+}
+
+static void sample_record(struct kiwi_sample_conn *conn,
+			  const struct rdma_cm_event *ev)
+{
+	unsigned int i = conn->nr_events;
+
+	if (i == KIWI_SAMPLE_MAX_EVENTS)
+		return;
+	conn->events[i] = ev->event;
+	conn->status[i] = ev->status;
+	conn->nr_events++;
+}
+
+static void sample_connect(struct kiwi_sample_conn *conn)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+	};
+	int ret;
+
+	if (sample_setup(conn)) {
+		sample_finish(conn);
+		return;
+	}
+	if (conn->passive)
+		ret = rdma_accept(conn->id, &param);
+	else
+		ret = rdma_connect(conn->id, &param);
+	if (ret) {
+		sample_fail(conn, conn->passive ? "accept" : "connect", ret);
+		sample_finish(conn);
+	}
+}
+
+static void sample_established(struct kiwi_sample_conn *conn)
+{
+	int ret;
+
+	conn->established = true;
+	if (conn->passive)
+		return;
+	if (conn->count) {
+		sample_send_next(conn);
+		return;
+	}
+	ret = rdma_disconnect(conn->id);
+	if (ret) {
+		sample_fail(conn, "disconnect", ret);
+		sample_finish(conn);
+	}
+}
+
+static void sample_disconnected(struct kiwi_sample_conn *conn)
+{
+	if (!conn->passive && conn->received < conn->count)
+		sample_fail(conn, "disconnected early", -ECONNRESET);
+	sample_finish(conn);
+}
+
+static void sample_dispatch(struct kiwi_sample_conn *conn,
+			    const struct rdma_cm_event *ev)
+{
+	int ret;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ret = rdma_resolve_route(conn->id, 2000);
+		if (ret) {
+			sample_fail(conn, "resolve_route", ret);
+			sample_finish(conn);
+		}
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		sample_connect(conn);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		sample_established(conn);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		sample_disconnected(conn);
+		break;
+	default:
+		sample_fail(conn, rdma_event_msg(ev->event), ev->status);
+		sample_finish(conn);
+		break;
+	}
+}
+
+/**
+ * kiwi_sample_conn_event() - handle an rdma_cm event of a connection
+ * @conn: the connection; conn->id is the event's id
+ * @ev: the event
+ *
+ * Records the event and takes the connection's next step: resolve the
+ * route, set up and connect or accept, start the exchange, or finish.
+ *
+ * Context: the id's rdma_cm event handler.
+ * Return: true if this event ended the connection (its log line is out
+ * and its waiter woken): the owner then destroys it, outside the handler.
+ * False otherwise, and for every event after that one.
+ */
+bool kiwi_sample_conn_event(struct kiwi_sample_conn *conn,
+			    const struct rdma_cm_event *ev)
+{
+	bool finished;
+
+	mutex_lock(&conn->lock);
+	if (conn->dead || conn->finished) {
+		finished = false;	/* told once; teardown owns a dead one */
+		goto unlock;
+	}
+	sample_record(conn, ev);
+	sample_dispatch(conn, ev);
+	finished = conn->finished;
+unlock:
+	mutex_unlock(&conn->lock);
+	return finished;
+}
+EXPORT_SYMBOL_GPL(kiwi_sample_conn_event);
+
+/**
+ * kiwi_sample_conn_abort() - end a connection that failed outside a handler
+ * @conn: the connection
+ * @what: what failed, for the log
+ * @error: negative errno
+ *
+ * Counts it as failed and logs its line, unless it is over already.
+ *
+ * Context: process context; sleeps.
+ */
+void kiwi_sample_conn_abort(struct kiwi_sample_conn *conn, const char *what,
+			    int error)
+{
+	mutex_lock(&conn->lock);
+	if (!conn->finished) {
+		sample_fail(conn, what, error);
+		sample_finish(conn);
+	}
+	mutex_unlock(&conn->lock);
+}
+EXPORT_SYMBOL_GPL(kiwi_sample_conn_abort);
+
+/**
+ * kiwi_sample_conn_destroy() - tear a connection down and free it
+ * @conn: the connection, finished or not
+ *
+ * Stops the handler and the CQ worker from touching it, destroys its QP,
+ * id, CQ and memory region, and frees it.
+ *
+ * Context: process context; sleeps. Not from the id's own handler.
+ */
+void kiwi_sample_conn_destroy(struct kiwi_sample_conn *conn)
+{
+	mutex_lock(&conn->lock);
+	conn->dead = true;
+	mutex_unlock(&conn->lock);
+	if (conn->id) {
+		rdma_destroy_qp(conn->id);
+		rdma_destroy_id(conn->id);
+	}
+	if (conn->cq) {
+		kiwi_destroy_cq(conn->cq);
+		cancel_work_sync(&conn->cq_work);
+	}
+	if (conn->mr)
+		kiwi_dereg_mr(conn->mr);
+	kfree(conn->buf);
+	kfree(conn);
+}
+EXPORT_SYMBOL_GPL(kiwi_sample_conn_destroy);
+
+/**
+ * kiwi_sample_summary() - log a module's summary line
+ * @who: the module's name
+ * @st: its counters
+ * @start: when it started
+ *
+ * One line of key=value pairs that scripts parse:
+ * "connections= completed= failed= messages= bytes= errors= elapsed_ms=".
+ *
+ * Context: any context.
+ */
+void kiwi_sample_summary(const char *who, struct kiwi_sample_stats *st,
+			 ktime_t start)
+{
+	int completed = atomic_read(&st->completed);
+	int failed = atomic_read(&st->failed);
+
+	pr_info("%s: summary: connections=%d completed=%d failed=%d messages=%lld bytes=%lld errors=%d elapsed_ms=%lld\n",
+		who, completed + failed, completed, failed,
+		atomic64_read(&st->messages), atomic64_read(&st->bytes),
+		atomic_read(&st->errors),
+		ktime_ms_delta(ktime_get(), start));
+}
+EXPORT_SYMBOL_GPL(kiwi_sample_summary);
+
+/**
+ * kiwi_sample_parse_addr() - an IPv4 or IPv6 address and a port
+ * @net: namespace, for an IPv6 scope given by interface name
+ * @addr: "198.18.0.1", "fd00:198:18::1", "fe80::1%kv0"
+ * @port: port
+ * @ss: filled in
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL if @addr is not an address.
+ */
+int kiwi_sample_parse_addr(struct net *net, const char *addr, u16 port,
+			   struct sockaddr_storage *ss)
+{
+	char port_str[8];
+
+	if (!addr)
+		return -EINVAL;
+	snprintf(port_str, sizeof(port_str), "%u", port);
+	return inet_pton_with_scope(net, AF_UNSPEC, addr, port_str, ss);
+}
+EXPORT_SYMBOL_GPL(kiwi_sample_parse_addr);
+
+MODULE_DESCRIPTION("kiwi sample ULPs: connection and message exchange");
+MODULE_AUTHOR("kiwi");
+MODULE_LICENSE("GPL");

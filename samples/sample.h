@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kiwi sample ULPs: one connection of the server or the client, with its
+ * QP, CQ and buffers, the ping-pong message exchange over SEND/RECV, the
+ * record of its rdma_cm events, and the counters a summary is made of.
+ *
+ * Exported by kiwi_sample_conn.ko; kiwi_sample_server.ko and
+ * kiwi_sample_client.ko are its two users.
+ */
+#ifndef _KIWI_SAMPLE_H
+#define _KIWI_SAMPLE_H
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+
+#include <kiwi/rdma_cm.h>
+
+/* Events one connection records; a connection has at most six. */
+#define KIWI_SAMPLE_MAX_EVENTS	8
+/* Largest message, so that one fits in one SEND of any kiwi device. */
+#define KIWI_SAMPLE_MAX_SIZE	65536
+/* Smallest message: the sequence header. */
+#define KIWI_SAMPLE_MIN_SIZE	8
+
+/**
+ * struct kiwi_sample_stats - what a module's connections did
+ * @completed: connections that reached DISCONNECTED after ESTABLISHED
+ *	with every message exchanged and no error
+ * @failed: the other connections
+ * @messages: messages received and checked
+ * @bytes: bytes in them
+ * @errors: failed calls, completions and checks
+ * @first_error: the first failed connection's error, or 0
+ */
+struct kiwi_sample_stats {
+	atomic_t completed;
+	atomic_t failed;
+	atomic64_t messages;
+	atomic64_t bytes;
+	atomic_t errors;
+	atomic_t first_error;
+};
+
+/**
+ * struct kiwi_sample_conn - one connection of a sample ULP
+ * @id: its rdma_cm id
+ * @who: the module's name, for the log
+ * @nr: its number, for the log
+ * @stats: the module's counters, updated when the connection ends
+ * @lock: serialises the event handler, the CQ worker and teardown
+ * @dead: set by teardown: handler and CQ worker do nothing any more
+ * @established: ESTABLISHED was seen
+ * @finished: the connection ended; @done is complete
+ * @events: the rdma_cm events seen, in order
+ * @status: each event's status
+ * @nr_events: entries in @events
+ * @error: the first error, or 0
+ * @what: the call or check that failed, for the log
+ * @passive: the server's side: accept, and send every message back
+ * @count: client: messages to send; server: unused
+ * @size: bytes per message (client) or buffer size (server)
+ * @sent: messages posted
+ * @received: messages received and checked
+ * @bytes: bytes in them
+ * @buf: two buffers of @size: receive, then send
+ * @mr: the memory region over @buf
+ * @cq: the CQ of both queues
+ * @cq_work: polls @cq
+ * @done: completed when the connection ends
+ */
+struct kiwi_sample_conn {
+	struct rdma_cm_id *id;
+	const char *who;
+	unsigned int nr;
+	struct kiwi_sample_stats *stats;
+	struct mutex lock; /* serialises handler, CQ worker and teardown */
+	bool dead;
+	bool established;
+	bool finished;
+	u8 events[KIWI_SAMPLE_MAX_EVENTS];
+	int status[KIWI_SAMPLE_MAX_EVENTS];
+	unsigned int nr_events;
+	int error;
+	const char *what;
+	bool passive;
+	u32 count;
+	u32 size;
+	u32 sent;
+	u32 received;
+	u64 bytes;
+	void *buf;
+	struct kiwi_mr *mr;
+	struct kiwi_cq *cq;
+	struct work_struct cq_work;
+	struct completion done;
+};
+
+struct kiwi_sample_conn *kiwi_sample_conn_alloc(const char *who,
+						unsigned int nr,
+						struct kiwi_sample_stats *st,
+						u32 size, u32 count, bool passive);
+bool kiwi_sample_conn_event(struct kiwi_sample_conn *conn,
+			    const struct rdma_cm_event *ev);
+void kiwi_sample_conn_abort(struct kiwi_sample_conn *conn, const char *what,
+			    int error);
+void kiwi_sample_conn_destroy(struct kiwi_sample_conn *conn);
+void kiwi_sample_summary(const char *who, struct kiwi_sample_stats *st,
+			 ktime_t start);
+int kiwi_sample_parse_addr(struct net *net, const char *addr, u16 port,
+			   struct sockaddr_storage *ss);
+
+#endif /* _KIWI_SAMPLE_H */

@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make demo-selftest: prove that make demo can fail. The clients connect to
+# a port where nothing listens; the demo must exit non-zero and say that
+# the connections were refused.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+log=$build/demo-selftest.log
+mkdir -p "$build"
+step "demo-selftest: clients to port 7175, the server on 7174"
+rc=0
+KIWI_DEMO_PORT=7174 KIWI_DEMO_CLIENT_PORT=7175 KIWI_DEMO_CONNECTIONS=1 \
+	KIWI_DEMO_COUNT=0 \
+	bash "$top/scripts/demo.sh" >"$log" 2>&1 || rc=$?
+sed -n '/^demo FAILED:/,$p' "$log"
+[ "$rc" != 0 ] || die "the demo passed with nothing listening (log: $log)"
+for run in loopback veth-ipv4 veth-ipv6; do
+	grep -q "^  $run: the client module did not load.*Connection refused" \
+		"$log" || die "no refused connection reported for $run (log: $log)"
+	grep -q "^  $run: 0 of 1 connections completed, 1 failed" "$log" ||
+		die "no failed connection counted for $run (log: $log)"
+done
+grep -q "kiwi_sample_client: conn 1: ADDR_RESOLVED ROUTE_RESOLVED REJECTED(-111)" \
+	"$log" || die "the event trace lacks the REJECTED event (log: $log)"
+echo "ok: the demo failed (exit $rc) and said why"

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Boot the demo VM (scripts/demo-init), then print its event trace and
+summary and judge it.
+
+The run passes only if the VM set up its network, every client run loaded
+(every connection completed), each run's summary shows all its
+connections completed with all their messages and no error, the server
+completed as many connections as the clients did, and the console has no
+kernel splat. Booting and the splat scan are kiwi_vm.py's.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kiwi_vm  # noqa: E402
+
+RUNS = [("loopback", "127.0.0.1"), ("veth-ipv4", "198.18.0.1"),
+        ("veth-ipv6", "fd00:198:18::1")]
+SUMMARY = re.compile(r"(kiwi_sample_\w+): summary: (.*)$")
+
+
+def parse(lines):
+    """Markers, what each step said, trace lines and summaries."""
+    st = {"boot": None, "network": None, "setup_failed": [], "ends": {},
+          "says": {}, "trace": {}, "summary": {}, "done": False,
+          "unload_failed": []}
+    block = None
+    for raw in lines:
+        line = raw.strip()
+        m = kiwi_vm.MARK.search(line)
+        if m:
+            what, rest = m.group(1), m.group(2) or ""
+            if what == "BOOT":
+                st["boot"] = rest
+            elif what == "NETWORK":
+                st["network"] = rest
+            elif what == "SETUP-FAILED":
+                st["setup_failed"].append(rest)
+            elif what == "UNLOAD-FAILED":
+                st["unload_failed"].append(rest)
+            elif what == "END":
+                name, rc = rest.rsplit(" rc=", 1)
+                st["ends"][name] = int(rc)
+            elif what == "SAYS":
+                name, _, msg = rest.partition(" ")
+                st["says"].setdefault(name, []).append(msg)
+            elif what == "TRACE":
+                block = rest
+                st["trace"][block] = []
+            elif what == "TRACE-END":
+                block = None
+            elif what == "DONE":
+                st["done"] = True
+            continue
+        if block is not None and line:
+            st["trace"][block].append(line)
+            s = SUMMARY.search(line)
+            if s:
+                st["summary"][block] = dict(
+                    kv.split("=", 1) for kv in s.group(2).split())
+    return st
+
+
+def num(summary, key):
+    try:
+        return int(summary.get(key, "-1"))
+    except ValueError:
+        return -1
+
+
+def check_client(st, name, args):
+    """Problems of one client run."""
+    problems = []
+    rc = st["ends"].get(name)
+    said = " / ".join(st["says"].get(name, []))
+    if rc is None:
+        return [f"{name}: never ran"]
+    if rc:
+        problems.append(f"{name}: the client module did not load (rc={rc})"
+                        + (f": {said}" if said else ""))
+    s = st["summary"].get(name)
+    if s is None:
+        return problems + [f"{name}: no summary line from the client"]
+    want = args.connections
+    if num(s, "completed") != want or num(s, "failed") != 0:
+        problems.append(f"{name}: {num(s, 'completed')} of {want} "
+                        f"connections completed, {num(s, 'failed')} failed")
+    if num(s, "messages") != want * args.count:
+        problems.append(f"{name}: {num(s, 'messages')} messages, want "
+                        f"{want * args.count}")
+    if num(s, "errors"):
+        problems.append(f"{name}: {num(s, 'errors')} errors")
+    return problems
+
+
+def check_server(st, args):
+    s = st["summary"].get("server-stop")
+    if st["ends"].get("server-start"):
+        said = " / ".join(st["says"].get("server-start", []))
+        return [f"the server module did not load: {said}"]
+    if s is None:
+        return ["no summary line from the server"]
+    clients = sum(num(st["summary"].get(n, {}), "completed")
+                  for n, _ in RUNS if n in st["summary"])
+    problems = []
+    if num(s, "completed") != clients or num(s, "failed"):
+        problems.append(f"server: {num(s, 'completed')} connections "
+                        f"completed, {num(s, 'failed')} failed; the clients "
+                        f"completed {clients}")
+    if num(s, "errors"):
+        problems.append(f"server: {num(s, 'errors')} errors")
+    return problems
+
+
+def print_trace(st):
+    kiwi_vm.log("\n== event trace")
+    for name in ["server-start"] + [n for n, _ in RUNS] + ["server-stop"]:
+        lines = st["trace"].get(name)
+        if lines is None:
+            continue
+        kiwi_vm.log(f"-- {name}")
+        for line in lines:
+            kiwi_vm.log("  " + line)
+
+
+def print_summary(st):
+    kiwi_vm.log("\n== summary")
+    head = (f"{'run':<10} {'address':<16} {'conns':>5} {'done':>5} "
+            f"{'failed':>6} {'messages':>8} {'bytes':>10} {'errors':>6} "
+            f"{'time':>8}")
+    kiwi_vm.log(head)
+    rows = [(n, a, n) for n, a in RUNS] + [("server", "(all three)",
+                                            "server-stop")]
+    for label, addr, key in rows:
+        s = st["summary"].get(key)
+        if s is None:
+            kiwi_vm.log(f"{label:<10} {addr:<16} {'(no summary)':>5}")
+            continue
+        ms = num(s, "elapsed_ms")
+        kiwi_vm.log(f"{label:<10} {addr:<16} {num(s, 'connections'):>5} "
+                    f"{num(s, 'completed'):>5} {num(s, 'failed'):>6} "
+                    f"{num(s, 'messages'):>8} {num(s, 'bytes'):>10} "
+                    f"{num(s, 'errors'):>6} {ms / 1000:>7.2f}s")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--kernel", required=True)
+    p.add_argument("--initrd", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--connections", type=int, required=True)
+    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--qemu", default="qemu-system-x86_64")
+    p.add_argument("--memory", type=int, default=1024)
+    p.add_argument("--cpus", type=int, default=2)
+    p.add_argument("--append", default="")
+    p.add_argument("--boot-timeout", type=int, default=180)
+    p.add_argument("--suite-timeout", type=int, default=300)
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+
+    timeouts = kiwi_vm.run_vm(args, args.out)
+    st = parse(kiwi_vm.read_lines(os.path.join(args.out, "results.log")))
+    console = kiwi_vm.read_lines(os.path.join(args.out, "console.log"))
+
+    problems = [f"timeout: {t} did not finish within its limit"
+                for t in timeouts]
+    if st["boot"] is None:
+        problems.append("the VM never reached /init (see console.log)")
+    problems += [f"setup failed: {s}" for s in st["setup_failed"]]
+    if st["boot"] is not None and not st["setup_failed"]:
+        for name, _ in RUNS:
+            problems += check_client(st, name, args)
+        problems += check_server(st, args)
+    problems += [f"rmmod {m} failed" for m in st["unload_failed"]]
+    if st["boot"] is not None and not st["done"] and not timeouts:
+        problems.append("the VM stopped before finishing (see console.log)")
+    problems += kiwi_vm.scan_console(console, [], [])
+
+    print_trace(st)
+    print_summary(st)
+    kiwi_vm.log(f"\nlogs: {args.out}/console.log, {args.out}/results.log")
+    if problems:
+        kiwi_vm.log("\ndemo FAILED:")
+        for pr in problems:
+            kiwi_vm.log("  " + pr)
+        return 1
+    total = sum(num(st["summary"][n], "completed") for n, _ in RUNS)
+    kiwi_vm.log(f"\ndemo passed: {total} connections completed, "
+                f"{args.count} messages each, no kernel splat")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
