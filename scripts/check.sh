@@ -55,7 +55,11 @@ kos=()
 for m in $kiwi_modules $selected; do
 	kos+=("$(find "$out" -name "$m.ko" | head -n 1)")
 done
-bash "$top/scripts/mkinitramfs.sh" "$vm/initramfs.cpio.gz" "$kdir" \
+# The interoperability tests need Linux's siw and rdma-core's tools in the
+# VM; other runs keep the initramfs they always had.
+peer=()
+case " $selected " in *" kiwi_interop_test "*) peer=(--peer) ;; esac
+bash "$top/scripts/mkinitramfs.sh" "${peer[@]}" "$vm/initramfs.cpio.gz" "$kdir" \
 	"$kiwi_modules" "${selected# }" "${kos[@]}"
 echo "ok: tests:$selected"
 
