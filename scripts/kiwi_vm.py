@@ -125,7 +125,7 @@ def parse_results(lines):
     """Split results.log into markers and per-suite KTAP blocks."""
     state = {"boot": None, "loads": {}, "tests": [], "suites": {},
              "ends": {}, "unloads": {}, "kmemleak": [], "text": {},
-             "done": False}
+             "net": None, "done": False}
     suite = None
     in_leak = False
     for raw in lines:
@@ -137,6 +137,8 @@ def parse_results(lines):
             elif what == "LOAD":
                 name, rc = rest.split(" rc=")
                 state["loads"][name] = int(rc)
+            elif what == "NET":
+                state["net"] = rest
             elif what == "BEGIN":
                 state["tests"].append(rest)
             elif what == "SUITE":
@@ -329,6 +331,8 @@ def judge(args, out_dir, timeouts):
                 for t in timeouts]
     if state["boot"] is None:
         problems.append("the VM never reached /init (see console.log)")
+    if state["net"] not in (None, "ok"):
+        problems.append(f"test network setup failed: {state['net']}")
     for name, rc in state["loads"].items():
         if rc:
             problems.append(f"insmod {name} failed (rc={rc})")

@@ -7,6 +7,8 @@
 
 #include <kunit/test.h>
 
+struct net;
+
 /**
  * struct kiwi_test_module - what a loaded kiwi module must look like
  * @name: module name, as in /sys/module
@@ -21,5 +23,6 @@ ssize_t kiwi_test_read_file(const char *path, char *buf, size_t len);
 bool kiwi_test_path_exists(const char *path);
 void kiwi_test_check_module(struct kunit *test,
 			    const struct kiwi_test_module *want);
+struct net *kiwi_test_peer_net(struct kunit *test);
 
 #endif /* _KIWI_TEST_H */

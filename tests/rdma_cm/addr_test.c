@@ -84,7 +84,7 @@ struct err_case {
 };
 
 static const struct err_case err_cases[] = {
-	{ "IPv4 no route", AF_INET, "198.18.0.1", true, -ENETUNREACH },
+	{ "IPv4 no route", AF_INET, "192.0.2.1", true, -ENETUNREACH },
 	{ "IPv6 no route", AF_INET6, "2001:db8::1", true, -ENETUNREACH },
 	{ "IPv4 no kiwi device", AF_INET, "127.0.0.1", false, -ENODEV },
 	{ "IPv6 no kiwi device", AF_INET6, "::1", false, -ENODEV },
@@ -189,7 +189,7 @@ static void rdmacm_bind_errors(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, rdma_bind_addr(a, (struct sockaddr *)&ss),
 			-EAFNOSUPPORT);
-	kiwi_rt_addr(&ss, AF_INET, "198.18.0.1", 1);
+	kiwi_rt_addr(&ss, AF_INET, "192.0.2.1", 1);
 	KUNIT_EXPECT_EQ(test, rdma_bind_addr(a, (struct sockaddr *)&ss),
 			-EADDRNOTAVAIL);
 	kiwi_rt_addr(&ss, AF_INET6, "2001:db8::1", 1);
