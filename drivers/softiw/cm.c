@@ -29,6 +29,10 @@ static unsigned int softiw_mpa_timeout_ms = 10000;
 module_param_named(mpa_timeout_ms, softiw_mpa_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_timeout_ms, "time for TCP connect plus MPA reply (active) or for the MPA request (passive), ms (default 10000)");
 
+static unsigned int softiw_dead_peer_ms = 60000;
+module_param_named(dead_peer_ms, softiw_dead_peer_ms, uint, 0644);
+MODULE_PARM_DESC(dead_peer_ms, "an established connection whose peer answers nothing (keepalives, data, window probes) for this long is closed, ms; 0: never (default 60000)");
+
 unsigned int softiw_max_pending = 32;
 module_param_named(max_pending, softiw_max_pending, uint, 0644);
 MODULE_PARM_DESC(max_pending, "connections per listener waiting for their MPA request (default 32)");
@@ -37,6 +41,7 @@ struct workqueue_struct *softiw_cm_wq;
 
 static void softiw_cep_free(struct softiw_cep *cep)
 {
+	softiw_tx_stop(cep);
 	kfree(cep);
 }
 
@@ -54,7 +59,13 @@ void softiw_cep_put(struct softiw_cep *cep)
 		softiw_cep_free(cep);
 }
 
-static void softiw_cep_kick(struct softiw_cep *cep)
+/**
+ * softiw_cep_kick() - run the endpoint's state machine and data path soon
+ * @cep: the endpoint
+ *
+ * Context: any context.
+ */
+void softiw_cep_kick(struct softiw_cep *cep)
 {
 	refcount_inc(&cep->ref);
 	if (!queue_work(softiw_cm_wq, &cep->work))
@@ -70,6 +81,15 @@ static void softiw_cep_sk_event(struct sock *sk)
 	if (cep)
 		softiw_cep_kick(cep);
 	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* Room in a send buffer that was full: the transmitter may go on. */
+static void softiw_cep_sk_write_space(struct sock *sk)
+{
+	if (!sk->sk_socket || !sk_stream_is_writeable(sk))
+		return;
+	clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+	softiw_cep_sk_event(sk);
 }
 
 static void softiw_cep_settings(struct softiw_cep *cep, u16 ird, u16 ord)
@@ -101,17 +121,18 @@ static int softiw_cep_bind_qp(struct softiw_cep *cep, u32 qpn)
 {
 	struct kiwi_qp *qp = softiw_get_qp(&cep->sdev->kdev, qpn);
 	struct softiw_qp *sqp;
+	unsigned long flags;
 	int ret = 0;
 
 	if (!qp)
 		return -EINVAL;
 	sqp = softiw_qp(qp);
-	spin_lock_bh(&sqp->lock);
+	spin_lock_irqsave(&sqp->lock, flags);
 	if (sqp->cep || sqp->state != KIWI_QPS_IDLE)
 		ret = -EBUSY;
 	else
 		sqp->cep = cep;
-	spin_unlock_bh(&sqp->lock);
+	spin_unlock_irqrestore(&sqp->lock, flags);
 	if (ret)
 		return ret;
 	refcount_inc(&sqp->ref);
@@ -119,27 +140,57 @@ static int softiw_cep_bind_qp(struct softiw_cep *cep, u32 qpn)
 	return 0;
 }
 
-/* Unbind the QP; a connection that existed leaves it in ERROR. */
+/*
+ * Unbind the QP; a connection that existed leaves it in ERROR, flushed
+ * (normally done already, before the last upcall).
+ */
 static void softiw_cep_unbind_qp(struct softiw_cep *cep, bool error)
 {
 	struct softiw_qp *sqp = cep->qp;
+	unsigned long flags;
 
 	if (!sqp)
 		return;
-	spin_lock_bh(&sqp->lock);
-	sqp->cep = NULL;
+	lockdep_assert_held(&cep->lock);
 	if (error)
-		sqp->state = KIWI_QPS_ERROR;
-	spin_unlock_bh(&sqp->lock);
+		softiw_qp_flush(sqp);
+	spin_lock_irqsave(&sqp->lock, flags);
+	sqp->cep = NULL;
+	spin_unlock_irqrestore(&sqp->lock, flags);
 	cep->qp = NULL;
 	softiw_qp_put(sqp);
 }
 
-static void softiw_cep_qp_rts(struct softiw_cep *cep)
+static void softiw_cep_qp_move(struct softiw_cep *cep,
+			       enum kiwi_qp_state state)
 {
-	spin_lock_bh(&cep->qp->lock);
-	cep->qp->state = KIWI_QPS_RTS;
-	spin_unlock_bh(&cep->qp->lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cep->qp->lock, flags);
+	if (cep->qp->state != KIWI_QPS_ERROR)
+		cep->qp->state = state;
+	spin_unlock_irqrestore(&cep->qp->lock, flags);
+}
+
+/*
+ * MPA is done: the socket now carries FPDUs for the QP. Sets up both
+ * directions; the QP goes to RTS.
+ */
+static int softiw_cep_start_data(struct softiw_cep *cep,
+				 const struct kiwi_softiw_mpa_result *res)
+{
+	int ret;
+
+	lockdep_assert_held(&cep->lock);
+	cep->crc = res->crc;
+	softiw_rx_start(cep);
+	ret = softiw_tx_start(cep);
+	if (ret)
+		return ret;
+	softiw_sock_watch_space(cep->sock, softiw_cep_sk_write_space);
+	softiw_sock_dead_peer(cep->sock, READ_ONCE(softiw_dead_peer_ms));
+	softiw_cep_qp_move(cep, KIWI_QPS_RTS);
+	return 0;
 }
 
 static void softiw_cep_leave_listener(struct softiw_cep *cep)
@@ -175,6 +226,7 @@ static void softiw_cep_close(struct softiw_cep *cep, bool abort)
 		sock_no_linger(cep->sock->sk);
 	sock_release(cep->sock);
 	cep->sock = NULL;
+	softiw_tx_stop(cep);
 	softiw_cep_unbind_qp(cep, true);
 	softiw_cep_leave_listener(cep);
 	if (cep->id) {
@@ -203,19 +255,33 @@ static void softiw_cep_upcall(struct softiw_cep *cep,
 	kiwi_cm_upcall(cep->id, &ev);
 }
 
-/* Active side: the attempt is over, unsuccessfully. */
+/* Active side: the attempt is over, unsuccessfully; RECVs are flushed. */
 static void softiw_cep_connect_failed(struct softiw_cep *cep, int status,
 				      const struct kiwi_softiw_mpa_info *rep)
 {
+	if (cep->qp)
+		softiw_qp_flush(cep->qp);
 	softiw_cep_upcall(cep, KIWI_CM_EVENT_CONNECT_REPLY, status, rep);
 	softiw_cep_close(cep, true);
+}
+
+/*
+ * The connection is over: the QP goes to ERROR with its queues flushed
+ * before the terminal CLOSE reaches the core; then the stream is closed
+ * (reset if @abort).
+ */
+static void softiw_cep_finish(struct softiw_cep *cep, int status, bool abort)
+{
+	if (cep->qp)
+		softiw_qp_flush(cep->qp);
+	softiw_cep_upcall(cep, KIWI_CM_EVENT_CLOSE, status, NULL);
+	softiw_cep_close(cep, abort);
 }
 
 /* Established connection gone with an error: the terminal CLOSE. */
 static void softiw_cep_abort(struct softiw_cep *cep, int status)
 {
-	softiw_cep_upcall(cep, KIWI_CM_EVENT_CLOSE, status, NULL);
-	softiw_cep_close(cep, true);
+	softiw_cep_finish(cep, status, true);
 }
 
 /*
@@ -230,7 +296,7 @@ static int softiw_cep_read_mpa(struct softiw_cep *cep,
 	int ret;
 
 	for (;;) {
-		size_t want = kiwi_softiw_mpa_rx_missing(&cep->rx);
+		size_t want = kiwi_softiw_mpa_rx_missing(&cep->mpa_rx);
 
 		ret = softiw_sock_recv(cep->sock, buf,
 				       clamp_t(size_t, want, 1, sizeof(buf)));
@@ -240,7 +306,7 @@ static int softiw_cep_read_mpa(struct softiw_cep *cep,
 			return -ECONNRESET;
 		if (ret < 0)
 			return ret;
-		ret = kiwi_softiw_mpa_rx_feed(&cep->rx, buf, ret, info);
+		ret = kiwi_softiw_mpa_rx_feed(&cep->mpa_rx, buf, ret, info);
 		if (ret)
 			return ret;
 	}
@@ -301,9 +367,15 @@ static void softiw_cep_step_reply(struct softiw_cep *cep)
 		return;
 	}
 	softiw_cep_stop_timer(cep);
-	softiw_cep_qp_rts(cep);
+	ret = softiw_cep_start_data(cep, &res);
+	if (ret) {
+		softiw_cep_connect_failed(cep, ret, NULL);
+		return;
+	}
 	cep->state = SOFTIW_CEP_ESTABLISHED;
 	softiw_cep_upcall(cep, KIWI_CM_EVENT_CONNECT_REPLY, 0, &rep);
+	/* FPDUs may have followed the Reply already. */
+	softiw_cep_kick(cep);
 }
 
 /* Refuse a request this end cannot serve, without bothering the ULP. */
@@ -388,33 +460,104 @@ static void softiw_cep_step_await_accept(struct softiw_cep *cep)
 	softiw_cep_close(cep, true);
 }
 
+/*
+ * A protocol error, or a CQ overflow: send a TERMINATE, QP to TERMINATE
+ * then ERROR, CLOSE(@status). The FIN follows the TERMINATE; if the
+ * TERMINATE cannot be queued the stream is reset.
+ */
+static void softiw_cep_terminate(struct softiw_cep *cep, int status)
+{
+	int ret;
+
+	softiw_cep_qp_move(cep, KIWI_QPS_TERMINATE);
+	ret = softiw_tx_terminate(cep);
+	if (!ret)
+		kernel_sock_shutdown(cep->sock, SHUT_WR);
+	softiw_cep_finish(cep, status, ret != 0);
+}
+
+/* A completion did not fit its CQ: a local catastrophic error. */
+static void softiw_cep_overflow(struct softiw_cep *cep)
+{
+	cep->rx.hdr_ok = false;
+	cep->rx.cause = (struct kiwi_softiw_term_cause) {
+		.layer = SOFTIW_TERM_LAYER_RDMAP,
+		.etype = SOFTIW_TERM_RDMAP_CATASTROPHIC,
+	};
+	softiw_cep_terminate(cep, -EOVERFLOW);
+}
+
+/* The data path stopped with @err: end the connection accordingly. */
+static void softiw_cep_dp_failed(struct softiw_cep *cep, int err)
+{
+	if (err == -EPROTO)
+		softiw_cep_terminate(cep, -EPROTO);
+	else if (err == -EOVERFLOW)
+		softiw_cep_overflow(cep);
+	else if (err == -ETIMEDOUT)
+		softiw_cep_abort(cep, -ETIMEDOUT);
+	else
+		softiw_cep_abort(cep, -ECONNRESET);
+}
+
+/* Receive, then transmit. Return: the peer's FIN was read, or -errno. */
+static int softiw_cep_data(struct softiw_cep *cep)
+{
+	bool eof = false;
+	int ret;
+
+	if (!cep->fin_rcvd) {
+		ret = softiw_rx_step(cep);
+		if (ret < 0)
+			return ret;
+		eof = ret == SOFTIW_DP_EOF;
+		if (ret == SOFTIW_DP_BUSY)
+			softiw_cep_kick(cep);
+	}
+	ret = READ_ONCE(cep->sock->sk->sk_err);
+	if (ret)
+		return ret == ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
+	ret = softiw_tx_step(cep);
+	if (ret < 0)
+		return ret;
+	if (ret == SOFTIW_DP_BUSY)
+		softiw_cep_kick(cep);
+	return eof;
+}
+
+/* Graceful close: the FIN goes once every posted SEND is on the wire. */
+static bool softiw_cep_sq_drained(struct softiw_cep *cep)
+{
+	return !cep->tx.len && !softiw_wq_peek(cep->qp, &cep->qp->sq);
+}
+
 static void softiw_cep_step_established(struct softiw_cep *cep)
 {
-	struct sock *sk = cep->sock->sk;
 	int req = READ_ONCE(cep->close_req);
+	int ret;
 
-	if (READ_ONCE(sk->sk_err)) {
-		softiw_cep_abort(cep, -ECONNRESET);
-		return;
-	}
 	if (req == KIWI_QPS_ERROR) {
 		softiw_cep_abort(cep, -ECONNABORTED);
 		return;
 	}
-	if (req == KIWI_QPS_CLOSING && !cep->fin_sent) {
+	ret = softiw_cep_data(cep);
+	if (ret < 0) {
+		softiw_cep_dp_failed(cep, ret);
+		return;
+	}
+	if (req == KIWI_QPS_CLOSING && !cep->fin_sent &&
+	    softiw_cep_sq_drained(cep)) {
 		kernel_sock_shutdown(cep->sock, SHUT_WR);
 		cep->fin_sent = true;
 	}
-	if (!cep->fin_rcvd && (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)) {
+	if (ret && !cep->fin_rcvd) {
 		cep->fin_rcvd = true;
 		if (!cep->fin_sent)
 			softiw_cep_upcall(cep, KIWI_CM_EVENT_DISCONNECT, 0,
 					  NULL);
 	}
-	if (cep->fin_sent && cep->fin_rcvd) {
-		softiw_cep_upcall(cep, KIWI_CM_EVENT_CLOSE, 0, NULL);
-		softiw_cep_close(cep, false);
-	}
+	if (cep->fin_sent && cep->fin_rcvd)
+		softiw_cep_finish(cep, 0, false);
 }
 
 static void softiw_cep_step(struct softiw_cep *cep)
@@ -512,7 +655,7 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 	if (!cep)
 		return NULL;
 	softiw_cep_settings(cep, SOFTIW_MAX_IRD_ORD, SOFTIW_MAX_IRD_ORD);
-	kiwi_softiw_mpa_rx_init(&cep->rx, SOFTIW_MPA_REQUEST);
+	kiwi_softiw_mpa_rx_init(&cep->mpa_rx, SOFTIW_MPA_REQUEST);
 	refcount_inc(&lst->ref);
 	cep->listener = lst;
 	list_add_tail(&cep->pending, &lst->pending);
@@ -586,7 +729,7 @@ static int softiw_cep_prepare_connect(struct softiw_cep *cep,
 				      param->private_data_len, &cep->req);
 	if (ret)
 		return ret;
-	kiwi_softiw_mpa_rx_init(&cep->rx, SOFTIW_MPA_REPLY);
+	kiwi_softiw_mpa_rx_init(&cep->mpa_rx, SOFTIW_MPA_REPLY);
 	return softiw_cep_bind_qp(cep, param->qpn);
 }
 
@@ -636,6 +779,7 @@ release_sock:
 	return ret;
 }
 
+/* Negotiate, prepare the data path, then send the Reply. */
 static int softiw_cep_send_accept(struct softiw_cep *cep,
 				  const struct kiwi_conn_param *param)
 {
@@ -648,6 +792,9 @@ static int softiw_cep_send_accept(struct softiw_cep *cep,
 	ret = kiwi_softiw_mpa_accept(&cep->local, &cep->req,
 				     param->private_data,
 				     param->private_data_len, &rep, &res);
+	if (ret)
+		return ret;
+	ret = softiw_cep_start_data(cep, &res);
 	if (ret)
 		return ret;
 	return softiw_cep_send_mpa(cep, SOFTIW_MPA_REPLY, &rep);
@@ -687,7 +834,6 @@ int softiw_accept(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 		ret = 0;
 		goto unlock;
 	}
-	softiw_cep_qp_rts(cep);
 	cep->state = SOFTIW_CEP_ESTABLISHED;
 	softiw_cep_upcall(cep, KIWI_CM_EVENT_ESTABLISHED, 0, NULL);
 	/* The peer may have closed already; look once more. */

@@ -12,6 +12,7 @@
 
 #include <kiwi/iw_cm.h>
 
+#include "fpdu.h"
 #include "mpa.h"
 #include "softiw.h"
 
@@ -42,12 +43,96 @@ struct softiw_listener;
  * @data_ready: sk_data_ready
  * @state_change: sk_state_change
  * @error_report: sk_error_report
+ * @write_space: sk_write_space
  */
 struct softiw_sock_cbs {
 	void (*data_ready)(struct sock *sk);
 	void (*state_change)(struct sock *sk);
 	void (*error_report)(struct sock *sk);
+	void (*write_space)(struct sock *sk);
 };
+
+/* Bytes of an untagged FPDU before its payload: length and DDP header. */
+#define SOFTIW_UNTAGGED_HLEN	sizeof(struct softiw_ddp_untagged)
+/* Pad and CRC after the payload, at most. */
+#define SOFTIW_TRAILER_MAX	(SOFTIW_MPA_ALIGN - 1 + SOFTIW_MPA_CRC_SIZE)
+/* Bytes of a received TERMINATE body kept: its word and a copied header. */
+#define SOFTIW_TERM_KEEP	32
+
+/**
+ * struct softiw_tx - the transmit side of an established connection
+ * @buf: one FPDU being sent; fpdu_size(@mulpdu) bytes
+ * @len: bytes of the FPDU at @buf, 0 if none is pending
+ * @sent: bytes of it already queued on the socket
+ * @mo: payload bytes of the oldest SEND already framed
+ * @msn: MSN of the next SEND on queue 0 (the first is 1)
+ * @mulpdu: longest ULPDU (DDP header and payload) of an FPDU
+ * @last: the FPDU at @buf ends its message
+ * @term: the FPDU at @buf is a TERMINATE
+ */
+struct softiw_tx {
+	u8 *buf;
+	u32 len;
+	u32 sent;
+	u32 mo;
+	u32 msn;
+	u16 mulpdu;
+	bool last;
+	bool term;
+};
+
+/**
+ * enum softiw_rx_stage - where the receiver is within an FPDU
+ * @SOFTIW_RX_HDR: reading the length field and the DDP/RDMAP header
+ * @SOFTIW_RX_PAYLOAD: reading the payload
+ * @SOFTIW_RX_TRAILER: reading the pad and the CRC
+ */
+enum softiw_rx_stage {
+	SOFTIW_RX_HDR,
+	SOFTIW_RX_PAYLOAD,
+	SOFTIW_RX_TRAILER,
+};
+
+/**
+ * struct softiw_rx - the receive side of an established connection
+ * @stage: see enum softiw_rx_stage
+ * @hdr: the FPDU's first bytes as received
+ * @got: bytes at @hdr, or of the trailer at @trailer
+ * @h: the parsed header
+ * @left: payload bytes of this FPDU still to read
+ * @trailer: pad and CRC
+ * @trailer_len: their length
+ * @crc: running CRC32c of the FPDU (not yet inverted)
+ * @wqe: the RECV the current SEND message is placed in, or NULL
+ * @msn: MSN expected of the next SEND message (the first is 1)
+ * @mo: bytes of the current SEND message placed so far
+ * @term: the start of a received TERMINATE body
+ * @term_len: bytes at @term
+ * @cause: what our TERMINATE reports, once a protocol error was found
+ * @hdr_ok: @hdr holds a whole header (the TERMINATE may copy it)
+ */
+struct softiw_rx {
+	enum softiw_rx_stage stage;
+	u8 hdr[SOFTIW_UNTAGGED_HLEN];
+	u8 got;
+	struct kiwi_softiw_ddp_hdr h;
+	u32 left;
+	u8 trailer[SOFTIW_TRAILER_MAX];
+	u8 trailer_len;
+	u32 crc;
+	struct softiw_wqe *wqe;
+	u32 msn;
+	u32 mo;
+	u8 term[SOFTIW_TERM_KEEP];
+	u8 term_len;
+	struct kiwi_softiw_term_cause cause;
+	bool hdr_ok;
+};
+
+/* What softiw_rx_step() and softiw_tx_step() report besides errors. */
+#define SOFTIW_DP_IDLE		0	/* nothing more to do for now */
+#define SOFTIW_DP_BUSY		1	/* budget used up: run again */
+#define SOFTIW_DP_EOF		2	/* rx: the peer's FIN */
 
 /**
  * struct softiw_cep - a connection endpoint
@@ -71,10 +156,14 @@ struct softiw_sock_cbs {
  * @fin_rcvd: the peer shut down its sending side
  * @close_req: the QP asked for a teardown: 0, KIWI_QPS_CLOSING or
  *	KIWI_QPS_ERROR; written under @qp's lock
+ * @crc: FPDUs carry a CRC32c (negotiated by MPA)
+ * @tx: established: the transmit side
+ * @rx: established: the receive side
  * @local: this end's MPA settings, taken from the module parameters
  * @req: the MPA request sent (active) or received (passive)
  * @pdata: active: the private data of @req
- * @rx: receiver of the peer's MPA frame; a received request stays in it
+ * @mpa_rx: receiver of the peer's MPA frame; a received request stays in
+ *	it
  */
 struct softiw_cep {
 	refcount_t ref;
@@ -93,10 +182,13 @@ struct softiw_cep {
 	bool fin_sent;
 	bool fin_rcvd;
 	int close_req;
+	bool crc;
+	struct softiw_tx tx;
+	struct softiw_rx rx;
 	struct kiwi_softiw_mpa_local local;
 	struct kiwi_softiw_mpa_info req;
 	u8 pdata[KIWI_CM_MAX_PRIVATE_DATA];
-	struct kiwi_softiw_mpa_rx rx;
+	struct kiwi_softiw_mpa_rx mpa_rx;
 };
 
 /**
@@ -134,6 +226,7 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 				      struct socket *sock);
 void softiw_cep_close_pending(struct softiw_cep *cep);
 void softiw_cep_request_close(struct softiw_cep *cep);
+void softiw_cep_kick(struct softiw_cep *cep);
 void softiw_cep_put(struct softiw_cep *cep);
 int softiw_connect(struct kiwi_cm_id *id,
 		   const struct kiwi_conn_param *param);
@@ -146,6 +239,16 @@ int softiw_create_listen(struct kiwi_cm_id *id, int backlog);
 int softiw_destroy_listen(struct kiwi_cm_id *id);
 void softiw_listener_put(struct softiw_listener *lst);
 
+/* tx.c */
+int softiw_tx_start(struct softiw_cep *cep);
+void softiw_tx_stop(struct softiw_cep *cep);
+int softiw_tx_step(struct softiw_cep *cep);
+int softiw_tx_terminate(struct softiw_cep *cep);
+
+/* rx.c */
+void softiw_rx_start(struct softiw_cep *cep);
+int softiw_rx_step(struct softiw_cep *cep);
+
 /* socket.c */
 int softiw_sock_create(struct softiw_device *sdev, int family,
 		       struct socket **sockp);
@@ -154,6 +257,9 @@ void softiw_sock_attach(struct socket *sock, void *owner,
 			struct softiw_sock_cbs *cbs);
 void softiw_sock_detach(struct socket *sock,
 			const struct softiw_sock_cbs *cbs);
+void softiw_sock_watch_space(struct socket *sock,
+			     void (*event)(struct sock *sk));
+void softiw_sock_dead_peer(struct socket *sock, unsigned int ms);
 int softiw_sock_send(struct socket *sock, const void *buf, size_t len);
 int softiw_sock_recv(struct socket *sock, void *buf, size_t len);
 int softiw_sock_addrs(struct socket *sock, struct sockaddr_storage *local,

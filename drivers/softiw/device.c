@@ -38,6 +38,7 @@ static void softiw_device_destroy(struct softiw_device *sdev)
 	might_sleep();
 	kiwi_unregister_device(&sdev->kdev);
 	softiw_qps_exit(sdev);
+	softiw_mrs_exit(sdev);
 	softiw_device_free(sdev);
 }
 
@@ -72,6 +73,7 @@ static struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 	INIT_LIST_HEAD(&sdev->node);
 	INIT_WORK(&sdev->detach_work, softiw_detach_work);
 	softiw_qps_init(sdev);
+	softiw_mrs_init(sdev);
 	return sdev;
 }
 
@@ -122,6 +124,7 @@ unregister:
 	kiwi_unregister_device(&sdev->kdev);
 free_sdev:
 	softiw_qps_exit(sdev);
+	softiw_mrs_exit(sdev);
 	softiw_device_free(sdev);
 	return ret;
 }
@@ -263,9 +266,14 @@ const struct kiwi_provider_ops softiw_ops = {
 	.create_qp = softiw_create_qp,
 	.modify_qp = softiw_modify_qp,
 	.destroy_qp = softiw_destroy_qp,
+	.post_send = softiw_post_send,
+	.post_recv = softiw_post_recv,
 	.create_cq = softiw_create_cq,
 	.destroy_cq = softiw_destroy_cq,
 	.poll_cq = softiw_poll_cq,
+	.req_notify_cq = softiw_req_notify_cq,
+	.reg_kernel_mr = softiw_reg_kernel_mr,
+	.dereg_mr = softiw_dereg_mr,
 };
 
 /* Strip surrounding blanks and a trailing newline from a sysfs write. */

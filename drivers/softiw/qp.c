@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kiwi_softiw verbs objects: queue pairs (numbered, reference counted,
- * with the states the connection manager drives) and completion queues.
- * The SEND/RECV data path is not implemented yet: post_send and post_recv
- * are absent, so the core answers them with -EOPNOTSUPP, and a CQ never
- * holds a completion.
+ * kiwi_softiw queue pairs: numbers, references, the states the connection
+ * manager drives, the send and receive queues, posting, and flush.
+ *
+ * The QP's lock protects its state, its endpoint pointer and both queues;
+ * it is taken with interrupts off, since posting is legal in any context.
+ * A CQ's lock nests inside it. The data path (transmit and receive, in
+ * the endpoint's work) holds the endpoint's mutex while it uses the
+ * buffers of the oldest work requests; a flush of a connected QP takes
+ * that mutex too, so that no work request is completed under the data
+ * path's feet and every one completes exactly once.
+ *
+ * Flush rules (Documentation/softiw.rst, "QP states and flush"): a work
+ * request posted to a QP in ERROR completes at once with -ECANCELED; the
+ * move to ERROR completes every queued one with -ECANCELED before
+ * modify_qp (or destroy_qp) returns.
  */
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 
 #include "cm.h"
@@ -35,6 +46,13 @@ void softiw_qps_exit(struct softiw_device *sdev)
 	xa_destroy(&sdev->qps);
 }
 
+static void softiw_qp_free(struct softiw_qp *sqp)
+{
+	kvfree(sqp->sq.wqe);
+	kvfree(sqp->rq.wqe);
+	kfree(sqp);
+}
+
 /**
  * softiw_qp_put() - drop a reference on a QP, freeing it on the last one
  * @sqp: the QP
@@ -44,13 +62,24 @@ void softiw_qps_exit(struct softiw_device *sdev)
 void softiw_qp_put(struct softiw_qp *sqp)
 {
 	if (refcount_dec_and_test(&sqp->ref))
-		kfree(sqp);
+		softiw_qp_free(sqp);
+}
+
+static int softiw_wq_init(struct softiw_wq *wq, u32 size, u32 max_sge)
+{
+	wq->size = size;
+	wq->max_sge = max_sge;
+	if (!size)
+		return 0;
+	wq->wqe = kvcalloc(size, sizeof(*wq->wqe), GFP_KERNEL);
+	return wq->wqe ? 0 : -ENOMEM;
 }
 
 struct kiwi_qp *softiw_create_qp(struct kiwi_device *kdev,
 				 const struct kiwi_qp_init_attr *init)
 {
 	struct softiw_device *sdev = softiw_dev(kdev);
+	const struct kiwi_qp_cap *cap = &init->cap;
 	struct softiw_qp *sqp;
 	u32 qpn;
 	int ret;
@@ -63,14 +92,24 @@ struct kiwi_qp *softiw_create_qp(struct kiwi_device *kdev,
 	refcount_set(&sqp->ref, 1);
 	spin_lock_init(&sqp->lock);
 	sqp->state = KIWI_QPS_IDLE;
+	ret = softiw_wq_init(&sqp->sq, cap->max_send_wr, cap->max_send_sge);
+	if (ret)
+		goto free_qp;
+	ret = softiw_wq_init(&sqp->rq, cap->max_recv_wr, cap->max_recv_sge);
+	if (ret)
+		goto free_qp;
 	ret = xa_alloc(&sdev->qps, &qpn, sqp,
 		       XA_LIMIT(1, SOFTIW_MAX_QP), GFP_KERNEL);
 	if (ret) {
-		kfree(sqp);
-		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto free_qp;
 	}
 	sqp->qp.qpn = qpn;
 	return &sqp->qp;
+
+free_qp:
+	softiw_qp_free(sqp);
+	return ERR_PTR(ret);
 }
 
 /* ERROR is final; anything else may move anywhere the core asks. */
@@ -79,6 +118,84 @@ static bool softiw_qp_move_ok(enum kiwi_qp_state from, enum kiwi_qp_state to)
 	if (to > KIWI_QPS_ERROR)
 		return false;
 	return from != KIWI_QPS_ERROR || to == KIWI_QPS_ERROR;
+}
+
+static struct softiw_cq *softiw_wq_cq(struct softiw_qp *sqp,
+				      struct softiw_wq *wq)
+{
+	return softiw_cq(wq == &sqp->sq ? sqp->qp.send_cq : sqp->qp.recv_cq);
+}
+
+/* Report one work request: receive always, send if signaled or failed. */
+static int softiw_wq_report(struct softiw_qp *sqp, struct softiw_wq *wq,
+			    u64 wr_id, u8 flags, int status, u32 byte_len,
+			    bool solicited)
+{
+	struct kiwi_wc wc = {
+		.wr_id = wr_id, .status = status, .qp = &sqp->qp,
+		.byte_len = byte_len,
+	};
+
+	lockdep_assert_held(&sqp->lock);
+	if (wq == &sqp->sq) {
+		if (!status && !(flags & KIWI_SEND_SIGNALED))
+			return 0;
+		wc.opcode = KIWI_WC_SEND;
+		wc.byte_len = 0;
+	} else {
+		wc.opcode = KIWI_WC_RECV;
+	}
+	return softiw_cq_push(softiw_wq_cq(sqp, wq), &wc, solicited);
+}
+
+/* Return: the number of work requests flushed. */
+static u32 softiw_wq_flush(struct softiw_qp *sqp, struct softiw_wq *wq)
+{
+	u32 n = wq->count;
+	struct softiw_wqe *wqe;
+
+	lockdep_assert_held(&sqp->lock);
+	while (wq->count) {
+		wqe = &wq->wqe[wq->head];
+		softiw_wq_report(sqp, wq, wqe->wr_id, wqe->flags, -ECANCELED,
+				 0, false);
+		wq->head = (wq->head + 1) % wq->size;
+		wq->count--;
+	}
+	return n;
+}
+
+static void softiw_qp_notify(struct softiw_qp *sqp)
+{
+	softiw_cq_notify(softiw_cq(sqp->qp.send_cq));
+	if (sqp->qp.recv_cq != sqp->qp.send_cq)
+		softiw_cq_notify(softiw_cq(sqp->qp.recv_cq));
+}
+
+/**
+ * softiw_qp_flush() - move a QP to ERROR and flush both its queues
+ * @sqp: the QP
+ *
+ * Every queued work request completes with -ECANCELED (send requests
+ * too when unsignaled), oldest first, and the completion handlers due
+ * are called. With nothing queued the CQs are not touched: a destroyed
+ * QP may outlive its CQs while its connection winds down.
+ *
+ * Context: process context; the data path of the QP is not running: the
+ * caller holds the bound endpoint's mutex, or no endpoint is bound.
+ */
+void softiw_qp_flush(struct softiw_qp *sqp)
+{
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	sqp->state = KIWI_QPS_ERROR;
+	n = softiw_wq_flush(sqp, &sqp->sq);
+	n += softiw_wq_flush(sqp, &sqp->rq);
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	if (n)
+		softiw_qp_notify(sqp);
 }
 
 /*
@@ -98,37 +215,70 @@ static void softiw_qp_set_state(struct softiw_qp *sqp,
 	softiw_cep_request_close(sqp->cep);
 }
 
+/* Flush after a move to ERROR, serialised with the endpoint's data path. */
+static void softiw_qp_flush_sync(struct softiw_qp *sqp,
+				 struct softiw_cep *cep)
+{
+	if (!cep) {
+		softiw_qp_flush(sqp);
+		return;
+	}
+	mutex_lock(&cep->lock);
+	softiw_qp_flush(sqp);
+	mutex_unlock(&cep->lock);
+	softiw_cep_put(cep);
+}
+
+/* Returns the bound endpoint, referenced, if the QP just went to ERROR. */
+static int softiw_qp_move(struct softiw_qp *sqp, enum kiwi_qp_state state,
+			  struct softiw_cep **cep)
+{
+	lockdep_assert_held(&sqp->lock);
+	if (!softiw_qp_move_ok(sqp->state, state))
+		return -EINVAL;
+	softiw_qp_set_state(sqp, state);
+	if (state == KIWI_QPS_ERROR && sqp->cep) {
+		refcount_inc(&sqp->cep->ref);
+		*cep = sqp->cep;
+	}
+	return 0;
+}
+
 int softiw_modify_qp(struct kiwi_qp *qp, const struct kiwi_qp_attr *attr,
 		     int mask)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
+	struct softiw_cep *cep = NULL;
+	unsigned long flags;
 	int ret = 0;
 
+	might_sleep();
 	if (mask & ~(KIWI_QP_ATTR_STATE | KIWI_QP_ATTR_ACCESS))
 		return -EINVAL;
-	spin_lock_bh(&sqp->lock);
-	if ((mask & KIWI_QP_ATTR_STATE) &&
-	    !softiw_qp_move_ok(sqp->state, attr->qp_state)) {
-		ret = -EINVAL;
-		goto unlock;
-	}
+	spin_lock_irqsave(&sqp->lock, flags);
 	if (mask & KIWI_QP_ATTR_STATE)
-		softiw_qp_set_state(sqp, attr->qp_state);
-	if (mask & KIWI_QP_ATTR_ACCESS)
+		ret = softiw_qp_move(sqp, attr->qp_state, &cep);
+	if (!ret && (mask & KIWI_QP_ATTR_ACCESS))
 		sqp->access = attr->access;
-unlock:
-	spin_unlock_bh(&sqp->lock);
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	if (!ret && (mask & KIWI_QP_ATTR_STATE) &&
+	    attr->qp_state == KIWI_QPS_ERROR)
+		softiw_qp_flush_sync(sqp, cep);
 	return ret;
 }
 
 void softiw_destroy_qp(struct kiwi_qp *qp)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
+	struct softiw_cep *cep = NULL;
+	unsigned long flags;
 
+	might_sleep();
 	xa_erase(&sqp->sdev->qps, qp->qpn);
-	spin_lock_bh(&sqp->lock);
-	softiw_qp_set_state(sqp, KIWI_QPS_ERROR);
-	spin_unlock_bh(&sqp->lock);
+	spin_lock_irqsave(&sqp->lock, flags);
+	softiw_qp_move(sqp, KIWI_QPS_ERROR, &cep);
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	softiw_qp_flush_sync(sqp, cep);
 	softiw_qp_put(sqp);
 }
 
@@ -149,20 +299,272 @@ struct kiwi_qp *softiw_get_qp(struct kiwi_device *kdev, u32 qpn)
 	return sqp ? &sqp->qp : NULL;
 }
 
-struct kiwi_cq *softiw_create_cq(struct kiwi_device *kdev, u32 cqe)
+/* Resolve a work request's SGEs into @wqe; the total must fit a message. */
+static int softiw_wqe_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
+			   const struct kiwi_sge *sg, int num_sge, u32 access,
+			   u32 max_len)
 {
-	struct softiw_cq *scq = kzalloc(sizeof(*scq), GFP_KERNEL);
+	u64 len = 0;
+	int i, ret;
 
-	return scq ? &scq->cq : ERR_PTR(-ENOMEM);
-}
-
-void softiw_destroy_cq(struct kiwi_cq *cq)
-{
-	kfree(container_of(cq, struct softiw_cq, cq));
-}
-
-int softiw_poll_cq(struct kiwi_cq *cq, int num_entries,
-		   struct kiwi_wc *wc)
-{
+	for (i = 0; i < num_sge; i++) {
+		ret = softiw_mr_resolve(sqp->sdev, &sg[i], access,
+					&wqe->buf[i]);
+		if (ret)
+			return ret;
+		len += sg[i].length;
+	}
+	if (len > max_len)
+		return -EMSGSIZE;
+	wqe->nbuf = num_sge;
+	wqe->len = len;
 	return 0;
 }
+
+/* The next free entry of @wq, or NULL if it is full. */
+static struct softiw_wqe *softiw_wq_slot(struct softiw_wq *wq)
+{
+	if (wq->count == wq->size)
+		return NULL;
+	return &wq->wqe[(wq->head + wq->count) % wq->size];
+}
+
+static int softiw_sq_add(struct softiw_qp *sqp, const struct kiwi_send_wr *wr)
+{
+	struct softiw_wqe *wqe = softiw_wq_slot(&sqp->sq);
+	int ret;
+
+	lockdep_assert_held(&sqp->lock);
+	if (wr->opcode != KIWI_WR_SEND)
+		return -EOPNOTSUPP;
+	if (wr->num_sge < 0 || wr->num_sge > sqp->sq.max_sge)
+		return -EINVAL;
+	if (!wqe)
+		return -ENOMEM;
+	ret = softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge, 0,
+			      SOFTIW_MAX_MSG);
+	if (ret)
+		return ret;
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->flags = wr->send_flags & (KIWI_SEND_SIGNALED |
+				       KIWI_SEND_SOLICITED);
+	sqp->sq.count++;
+	return 0;
+}
+
+int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
+		     const struct kiwi_send_wr **bad_wr)
+{
+	struct softiw_qp *sqp = softiw_qp(qp);
+	bool queued = false, flushed = false;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	for (; wr; wr = wr->next) {
+		if (sqp->state == KIWI_QPS_ERROR) {
+			softiw_wq_report(sqp, &sqp->sq, wr->wr_id, 0,
+					 -ECANCELED, 0, false);
+			flushed = true;
+			continue;
+		}
+		ret = sqp->state == KIWI_QPS_RTS ? softiw_sq_add(sqp, wr) :
+						   -ENOTCONN;
+		if (ret)
+			break;
+		queued = true;
+	}
+	if (ret)
+		*bad_wr = wr;
+	if (queued && sqp->cep)
+		softiw_cep_kick(sqp->cep);
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	if (flushed)
+		softiw_qp_notify(sqp);
+	return ret;
+}
+
+static int softiw_rq_add(struct softiw_qp *sqp, const struct kiwi_recv_wr *wr)
+{
+	struct softiw_wqe *wqe = softiw_wq_slot(&sqp->rq);
+	int ret;
+
+	lockdep_assert_held(&sqp->lock);
+	if (wr->num_sge < 0 || wr->num_sge > sqp->rq.max_sge)
+		return -EINVAL;
+	if (!wqe)
+		return -ENOMEM;
+	ret = softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge,
+			      KIWI_ACCESS_LOCAL_WRITE, U32_MAX);
+	if (ret)
+		return ret;
+	wqe->wr_id = wr->wr_id;
+	wqe->flags = 0;
+	sqp->rq.count++;
+	return 0;
+}
+
+int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
+		     const struct kiwi_recv_wr **bad_wr)
+{
+	struct softiw_qp *sqp = softiw_qp(qp);
+	bool flushed = false;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	for (; wr; wr = wr->next) {
+		if (sqp->state == KIWI_QPS_ERROR) {
+			softiw_wq_report(sqp, &sqp->rq, wr->wr_id, 0,
+					 -ECANCELED, 0, false);
+			flushed = true;
+			continue;
+		}
+		ret = softiw_rq_add(sqp, wr);
+		if (ret)
+			break;
+	}
+	if (ret)
+		*bad_wr = wr;
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	if (flushed)
+		softiw_qp_notify(sqp);
+	return ret;
+}
+
+/**
+ * softiw_wq_peek() - the oldest work request of a queue
+ * @sqp: the QP
+ * @wq: its send or receive queue
+ *
+ * The entry stays valid until it is completed or flushed; the data path
+ * uses it under the endpoint's mutex, which a flush also takes.
+ *
+ * Context: any context.
+ * Return: the entry, or NULL if the queue is empty or the QP in ERROR.
+ */
+struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq)
+{
+	struct softiw_wqe *wqe = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	if (wq->count && sqp->state != KIWI_QPS_ERROR)
+		wqe = &wq->wqe[wq->head];
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	return wqe;
+}
+
+/**
+ * softiw_wq_complete() - complete the oldest work request of a queue
+ * @sqp: the QP
+ * @wq: its send or receive queue
+ * @status: 0 or a negative errno
+ * @byte_len: receive: bytes placed
+ * @solicited: receive: the message asked for a solicited event
+ *
+ * Context: process context, the endpoint's mutex held (the data path).
+ * Return: 0; -ECANCELED if the QP is in ERROR (the request was flushed);
+ * -EOVERFLOW if the CQ had no room: the caller moves the QP to ERROR.
+ */
+int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
+		       int status, u32 byte_len, bool solicited)
+{
+	struct softiw_wqe *wqe;
+	unsigned long flags;
+	int ret = -ECANCELED;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	if (wq->count && sqp->state != KIWI_QPS_ERROR) {
+		wqe = &wq->wqe[wq->head];
+		ret = softiw_wq_report(sqp, wq, wqe->wr_id, wqe->flags, status,
+				       byte_len, solicited);
+		wq->head = (wq->head + 1) % wq->size;
+		wq->count--;
+	}
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	if (ret != -ECANCELED)
+		softiw_qp_notify(sqp);
+	return ret;
+}
+
+/**
+ * softiw_qp_state() - a QP's state
+ * @sqp: the QP
+ *
+ * Context: any context.
+ * Return: the state.
+ */
+enum kiwi_qp_state softiw_qp_state(struct softiw_qp *sqp)
+{
+	unsigned long flags;
+	enum kiwi_qp_state state;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	state = sqp->state;
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	return state;
+}
+
+/**
+ * kiwi_softiw_qp_state() - a softiw QP's state, for tests
+ * @qp: the QP
+ *
+ * Context: any context.
+ * Return: the state.
+ */
+enum kiwi_qp_state kiwi_softiw_qp_state(struct kiwi_qp *qp)
+{
+	return softiw_qp_state(softiw_qp(qp));
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_state);
+
+/**
+ * kiwi_softiw_qp_mulpdu() - the MULPDU of a connected QP, for tests
+ * @qp: the QP
+ *
+ * Context: any context.
+ * Return: the longest ULPDU the QP sends in one FPDU, 0 before it was
+ * connected.
+ */
+u16 kiwi_softiw_qp_mulpdu(struct kiwi_qp *qp)
+{
+	return READ_ONCE(softiw_qp(qp)->mulpdu);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_mulpdu);
+
+/**
+ * kiwi_softiw_qp_tx_fpdus() - FPDUs of SEND messages a QP sent, for tests
+ * @qp: the QP
+ *
+ * Context: any context.
+ * Return: their number.
+ */
+u64 kiwi_softiw_qp_tx_fpdus(struct kiwi_qp *qp)
+{
+	return READ_ONCE(softiw_qp(qp)->tx_fpdus);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_tx_fpdus);
+
+/**
+ * kiwi_softiw_qp_terminate() - the TERMINATE a QP received, for tests
+ * @qp: the QP
+ * @ctrl: set to the first word of its body, host order
+ *
+ * Context: any context.
+ * Return: true if the peer sent a TERMINATE.
+ */
+bool kiwi_softiw_qp_terminate(struct kiwi_qp *qp, u32 *ctrl)
+{
+	struct softiw_qp *sqp = softiw_qp(qp);
+	unsigned long flags;
+	bool rcvd;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	rcvd = sqp->term_rcvd;
+	*ctrl = sqp->term_ctrl;
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	return rcvd;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_terminate);

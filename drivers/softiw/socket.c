@@ -8,6 +8,7 @@
 #include <linux/net.h>
 #include <linux/tcp.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "cm.h"
 
@@ -53,6 +54,7 @@ void softiw_sock_attach(struct socket *sock, void *owner,
 	cbs->data_ready = sk->sk_data_ready;
 	cbs->state_change = sk->sk_state_change;
 	cbs->error_report = sk->sk_error_report;
+	cbs->write_space = sk->sk_write_space;
 	sk->sk_user_data = owner;
 	sk->sk_data_ready = event;
 	sk->sk_state_change = event;
@@ -77,7 +79,46 @@ void softiw_sock_detach(struct socket *sock, const struct softiw_sock_cbs *cbs)
 	sk->sk_data_ready = cbs->data_ready;
 	sk->sk_state_change = cbs->state_change;
 	sk->sk_error_report = cbs->error_report;
+	sk->sk_write_space = cbs->write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/**
+ * softiw_sock_watch_space() - route a socket's write space events too
+ * @sock: a socket attached with softiw_sock_attach()
+ * @event: called in softirq context, with sk_callback_lock read-held,
+ *	when a full send buffer has room again
+ */
+void softiw_sock_watch_space(struct socket *sock,
+			     void (*event)(struct sock *sk))
+{
+	struct sock *sk = sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_write_space = event;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/**
+ * softiw_sock_dead_peer() - give up on a peer that stops answering
+ * @sock: an established socket
+ * @ms: how long the peer may stay silent; 0 leaves TCP's defaults
+ *
+ * Keepalive probes start after a third of @ms of silence, one every
+ * third of @ms; TCP's user timeout of @ms ends the connection with
+ * ETIMEDOUT when neither probes, data nor window probes are answered.
+ */
+void softiw_sock_dead_peer(struct socket *sock, unsigned int ms)
+{
+	int secs = clamp_t(unsigned int, ms / 3000, 1, MAX_TCP_KEEPIDLE);
+
+	if (!ms)
+		return;
+	sock_set_keepalive(sock->sk);
+	tcp_sock_set_keepidle(sock->sk, secs);
+	tcp_sock_set_keepintvl(sock->sk, min(secs, MAX_TCP_KEEPINTVL));
+	tcp_sock_set_keepcnt(sock->sk, 3);
+	tcp_sock_set_user_timeout(sock->sk, min_t(unsigned int, ms, INT_MAX));
 }
 
 /**

@@ -9,6 +9,7 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -24,6 +25,8 @@
 #define SOFTIW_MAX_CQE		4096
 #define SOFTIW_MAX_MR		4096
 #define SOFTIW_MAX_IRD_ORD	128
+/* Longest SEND message, in bytes; a RECV buffer may be larger. */
+#define SOFTIW_MAX_MSG		SZ_1M
 
 /**
  * struct softiw_device - a kiwi device bound to one net_device
@@ -32,6 +35,9 @@
  * @tracker: the reference on @kdev.netdev
  * @detach_work: unregisters the device after its netdev went away
  * @qps: live QPs by number
+ * @mrs: the STag table: MRs by STag index (the STag without its key byte)
+ * @mr_key: key byte of the next STag, so that a reused index gets a new
+ *	STag
  */
 struct softiw_device {
 	struct kiwi_device kdev;
@@ -39,37 +45,125 @@ struct softiw_device {
 	netdevice_tracker tracker;
 	struct work_struct detach_work;
 	struct xarray qps;
+	struct xarray mrs;
+	atomic_t mr_key;
 };
 
 struct softiw_cep;
+
+/**
+ * struct softiw_mr - a memory region of kernel memory
+ * @mr: the core's MR; lkey and rkey are the same STag
+ * @addr: the kernel virtual address of its first byte
+ * @access: KIWI_ACCESS_* rights
+ * @rcu: frees it after the readers of the STag table are done
+ */
+struct softiw_mr {
+	struct kiwi_mr mr;
+	void *addr;
+	u32 access;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct softiw_buf - one SGE of a work request, resolved when posted
+ * @addr: kernel virtual address
+ * @len: bytes
+ */
+struct softiw_buf {
+	void *addr;
+	u32 len;
+};
+
+/**
+ * struct softiw_wqe - a send or receive work request as queued
+ * @wr_id: the owner's cookie
+ * @opcode: send queue: &enum kiwi_wr_opcode
+ * @flags: send queue: KIWI_SEND_* flags
+ * @nbuf: entries used at @buf
+ * @len: total bytes at @buf
+ * @buf: the local buffers
+ */
+struct softiw_wqe {
+	u64 wr_id;
+	u8 opcode;
+	u8 flags;
+	u8 nbuf;
+	u32 len;
+	struct softiw_buf buf[SOFTIW_MAX_SGE];
+};
+
+/**
+ * struct softiw_wq - a ring of work requests (send or receive queue),
+ *	protected by its QP's lock
+ * @wqe: the ring
+ * @size: its number of entries
+ * @max_sge: SGEs allowed per work request
+ * @head: index of the oldest entry
+ * @count: entries queued
+ */
+struct softiw_wq {
+	struct softiw_wqe *wqe;
+	u32 size;
+	u32 max_sge;
+	u32 head;
+	u32 count;
+};
 
 /**
  * struct softiw_qp - a queue pair
  * @qp: the core's QP
  * @sdev: its device
  * @ref: the creator's reference and the connection manager's pins
- * @lock: protects @state, @access and @cep
+ * @lock: protects @state, @access, @cep, @sq and @rq; interrupts off
  * @state: current state
  * @access: access rights given with KIWI_QP_ATTR_ACCESS
  * @cep: the connection endpoint bound to the QP, or NULL
+ * @sq: the send queue
+ * @rq: the receive queue
+ * @mulpdu: established: longest ULPDU the QP sends in one FPDU
+ * @tx_fpdus: FPDUs of SEND messages sent (statistics, for tests)
+ * @term_rcvd: a TERMINATE was received from the peer
+ * @term_ctrl: its first word, host order (its cause)
  */
 struct softiw_qp {
 	struct kiwi_qp qp;
 	struct softiw_device *sdev;
 	refcount_t ref;
-	spinlock_t lock;	/* protects state, access and cep */
+	spinlock_t lock;	/* protects state, access, cep, sq, rq */
 	enum kiwi_qp_state state;
 	u32 access;
 	struct softiw_cep *cep;
+	struct softiw_wq sq;
+	struct softiw_wq rq;
+	u16 mulpdu;
+	u64 tx_fpdus;
+	bool term_rcvd;
+	u32 term_ctrl;
 };
 
 /**
- * struct softiw_cq - a completion queue (no completions before the data
- * path exists)
+ * struct softiw_cq - a completion queue: a ring of work completions
  * @cq: the core's CQ
+ * @lock: protects everything below; taken with interrupts off
+ * @wc: the ring
+ * @size: its number of entries
+ * @head: index of the oldest completion
+ * @count: completions in the ring
+ * @armed: 0, or KIWI_CQ_NEXT_COMP + 1 or KIWI_CQ_SOLICITED + 1
+ * @notify: the completion handler is due
+ * @overflow: a completion did not fit; sticky
  */
 struct softiw_cq {
 	struct kiwi_cq cq;
+	spinlock_t lock;	/* protects the ring, armed, notify, overflow */
+	struct kiwi_wc *wc;
+	u32 size;
+	u32 head;
+	u32 count;
+	u8 armed;
+	bool notify;
+	bool overflow;
 };
 
 static inline struct softiw_device *softiw_dev(struct kiwi_device *kdev)
@@ -80,6 +174,11 @@ static inline struct softiw_device *softiw_dev(struct kiwi_device *kdev)
 static inline struct softiw_qp *softiw_qp(struct kiwi_qp *qp)
 {
 	return container_of(qp, struct softiw_qp, qp);
+}
+
+static inline struct softiw_cq *softiw_cq(struct kiwi_cq *cq)
+{
+	return container_of(cq, struct softiw_cq, cq);
 }
 
 /* device.c */
@@ -104,8 +203,36 @@ void softiw_destroy_qp(struct kiwi_qp *qp);
 void softiw_add_ref(struct kiwi_qp *qp);
 void softiw_rem_ref(struct kiwi_qp *qp);
 struct kiwi_qp *softiw_get_qp(struct kiwi_device *kdev, u32 qpn);
+int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
+		     const struct kiwi_send_wr **bad_wr);
+int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
+		     const struct kiwi_recv_wr **bad_wr);
+void softiw_qp_flush(struct softiw_qp *sqp);
+struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq);
+int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
+		       int status, u32 byte_len, bool solicited);
+enum kiwi_qp_state softiw_qp_state(struct softiw_qp *sqp);
+enum kiwi_qp_state kiwi_softiw_qp_state(struct kiwi_qp *qp);
+u16 kiwi_softiw_qp_mulpdu(struct kiwi_qp *qp);
+u64 kiwi_softiw_qp_tx_fpdus(struct kiwi_qp *qp);
+bool kiwi_softiw_qp_terminate(struct kiwi_qp *qp, u32 *ctrl);
+
+/* cq.c */
 struct kiwi_cq *softiw_create_cq(struct kiwi_device *kdev, u32 cqe);
 void softiw_destroy_cq(struct kiwi_cq *cq);
 int softiw_poll_cq(struct kiwi_cq *cq, int num_entries, struct kiwi_wc *wc);
+int softiw_req_notify_cq(struct kiwi_cq *cq, enum kiwi_cq_notify flags);
+int softiw_cq_push(struct softiw_cq *scq, const struct kiwi_wc *wc,
+		   bool solicited);
+void softiw_cq_notify(struct softiw_cq *scq);
+
+/* mr.c */
+void softiw_mrs_init(struct softiw_device *sdev);
+void softiw_mrs_exit(struct softiw_device *sdev);
+struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
+				     size_t length, u32 access);
+void softiw_dereg_mr(struct kiwi_mr *mr);
+int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
+		      u32 access, struct softiw_buf *buf);
 
 #endif /* _KIWI_SOFTIW_H */

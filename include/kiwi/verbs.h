@@ -196,7 +196,9 @@ enum kiwi_wr_opcode {
 	KIWI_WR_RDMA_READ,
 };
 
-#define KIWI_SEND_SIGNALED	BIT(0)
+/* Flags of a send work request. */
+#define KIWI_SEND_SIGNALED	BIT(0)	/* complete it on the CQ */
+#define KIWI_SEND_SOLICITED	BIT(1)	/* SEND with Solicited Event */
 
 /**
  * struct kiwi_send_wr - a send queue work request
@@ -251,7 +253,8 @@ enum kiwi_wc_opcode {
 /**
  * struct kiwi_wc - a work completion
  * @wr_id: the work request's cookie
- * @status: 0 or a negative errno (-ECANCELED when flushed)
+ * @status: 0 or a negative errno: -ECANCELED when flushed (the QP is in
+ *	ERROR), -EMSGSIZE for a RECV too small for the message that arrived
  * @opcode: what completed
  * @byte_len: bytes received (KIWI_WC_RECV)
  * @qp: the QP

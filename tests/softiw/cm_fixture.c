@@ -2,6 +2,7 @@
 /*
  * The connection suites' fixture: see cm_fixture.h.
  */
+#include <kunit/resource.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -75,9 +76,45 @@ void cmt_suite_exit(struct kunit_suite *suite)
 }
 
 /**
+ * cmt_release() - destroy ids, QPs, the CQ and the device reference
+ * @t: the fixture
+ *
+ * Idempotent; runs by itself when the test case ends.
+ */
+void cmt_release(struct cmt *t)
+{
+	int i;
+
+	for (i = 0; i < t->nids; i++)
+		kiwi_cm_destroy_id(t->ids[i]);
+	t->nids = 0;
+	for (i = 0; i < t->nqps; i++)
+		kiwi_destroy_qp(t->qps[i]);
+	t->nqps = 0;
+	for (i = 0; i < t->nmrs; i++)
+		kiwi_dereg_mr(t->mrs[i]);
+	t->nmrs = 0;
+	if (t->cq && !IS_ERR(t->cq))
+		kiwi_destroy_cq(t->cq);
+	t->cq = NULL;
+	if (t->dev)
+		kiwi_device_put(t->dev);
+	t->dev = NULL;
+}
+
+static void cmt_release_res(struct kunit_resource *res)
+{
+	cmt_release(res->data);
+}
+
+/**
  * cmt_setup() - a fixture on softiw_lo, loopback up
  * @test: the test
  * @port: the TCP port its listener uses
+ *
+ * Everything the fixture creates is released when the test case ends,
+ * even if an assertion aborted it: no listener or connection outlives
+ * its case.
  *
  * Return: the fixture; the test is aborted on failure.
  */
@@ -91,6 +128,9 @@ struct cmt *cmt_setup(struct kunit *test, u16 port)
 	spin_lock_init(&t->lock);
 	init_waitqueue_head(&t->wq);
 	t->live_ids = kiwi_cm_live_ids();
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 cmt_release_res,
+							 GFP_KERNEL, t));
 	cmt_lo_up();
 	t->dev = kiwi_device_get_by_name("softiw_lo");
 	KUNIT_ASSERT_NOT_NULL(test, t->dev);
@@ -100,19 +140,14 @@ struct cmt *cmt_setup(struct kunit *test, u16 port)
 }
 
 /**
- * cmt_teardown() - destroy ids and QPs; check that no id leaked
+ * cmt_teardown() - destroy ids and QPs now; check that no id leaked
  * @t: the fixture
  */
 void cmt_teardown(struct cmt *t)
 {
 	int i, live = -1;
 
-	for (i = 0; i < t->nids; i++)
-		kiwi_cm_destroy_id(t->ids[i]);
-	for (i = 0; i < t->nqps; i++)
-		kiwi_destroy_qp(t->qps[i]);
-	kiwi_destroy_cq(t->cq);
-	kiwi_device_put(t->dev);
+	cmt_release(t);
 	for (i = 0; i < 100; i++) {
 		live = kiwi_cm_live_ids();
 		if (live == t->live_ids)
@@ -179,6 +214,61 @@ struct kiwi_cm_id *cmt_listen(struct cmt *t)
 }
 
 /**
+ * cmt_qp_init() - a new QP with the caller's attributes
+ * @t: the fixture
+ * @init: CQs, queue sizes and cookie
+ *
+ * The QP is destroyed with the fixture.
+ *
+ * Return: the QP.
+ */
+struct kiwi_qp *cmt_qp_init(struct cmt *t, const struct kiwi_qp_init_attr *init)
+{
+	struct kiwi_qp *qp;
+
+	KUNIT_ASSERT_LT(t->test, t->nqps, CMT_MAX_IDS);
+	qp = kiwi_create_qp(t->dev, init);
+	KUNIT_ASSERT_FALSE(t->test, IS_ERR(qp));
+	t->qps[t->nqps++] = qp;
+	return qp;
+}
+
+/**
+ * cmt_destroy_qp() - destroy a QP now instead of at teardown
+ * @t: the fixture
+ * @qp: a QP made by cmt_qp_init() or cmt_qp()
+ */
+void cmt_destroy_qp(struct cmt *t, struct kiwi_qp *qp)
+{
+	int i;
+
+	for (i = 0; i < t->nqps; i++)
+		if (t->qps[i] == qp)
+			t->qps[i] = t->qps[--t->nqps];
+	kiwi_destroy_qp(qp);
+}
+
+/**
+ * cmt_mr() - register memory for the test, deregistered with the fixture
+ * @t: the fixture
+ * @buf: the memory, alive until the test case ends
+ * @len: its length
+ * @access: KIWI_ACCESS_* bits
+ *
+ * Return: the MR.
+ */
+struct kiwi_mr *cmt_mr(struct cmt *t, void *buf, size_t len, u32 access)
+{
+	struct kiwi_mr *mr;
+
+	KUNIT_ASSERT_LT(t->test, t->nmrs, CMT_MAX_IDS);
+	mr = kiwi_reg_kernel_mr(t->dev, buf, len, access);
+	KUNIT_ASSERT_FALSE(t->test, IS_ERR(mr));
+	t->mrs[t->nmrs++] = mr;
+	return mr;
+}
+
+/**
  * cmt_qp() - a new QP
  * @t: the fixture
  *
@@ -191,12 +281,31 @@ u32 cmt_qp(struct cmt *t)
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct kiwi_qp *qp = kiwi_create_qp(t->dev, &init);
 
-	KUNIT_ASSERT_FALSE(t->test, IS_ERR(qp));
-	KUNIT_ASSERT_LT(t->test, t->nqps, CMT_MAX_IDS);
-	t->qps[t->nqps++] = qp;
-	return qp->qpn;
+	return cmt_qp_init(t, &init)->qpn;
+}
+
+/**
+ * cmt_connect_qp() - connect a new id over the given QP
+ * @t: the fixture
+ * @pd: private data (a string) or NULL
+ * @port: the port on 127.0.0.1
+ * @qpn: the QP's number
+ *
+ * Return: the id; kiwi_cm_connect() returned 0.
+ */
+struct kiwi_cm_id *cmt_connect_qp(struct cmt *t, const char *pd, u16 port,
+				  u32 qpn)
+{
+	struct kiwi_conn_param p = {
+		.private_data = pd, .private_data_len = pd ? strlen(pd) : 0,
+		.ird = 4, .ord = 4, .qpn = qpn,
+	};
+	struct kiwi_cm_id *id = cmt_id(t);
+
+	cmt_addr(&id->remote_addr, port);
+	KUNIT_ASSERT_EQ(t->test, kiwi_cm_connect(id, &p), 0);
+	return id;
 }
 
 /**
@@ -209,16 +318,7 @@ u32 cmt_qp(struct cmt *t)
  */
 struct kiwi_cm_id *cmt_connect(struct cmt *t, const char *pd, u16 port)
 {
-	struct kiwi_conn_param p = {
-		.private_data = pd, .private_data_len = pd ? strlen(pd) : 0,
-		.ird = 4, .ord = 4,
-	};
-	struct kiwi_cm_id *id = cmt_id(t);
-
-	p.qpn = cmt_qp(t);
-	cmt_addr(&id->remote_addr, port);
-	KUNIT_ASSERT_EQ(t->test, kiwi_cm_connect(id, &p), 0);
-	return id;
+	return cmt_connect_qp(t, pd, port, cmt_qp(t));
 }
 
 static const struct cmt_rec *cmt_find(struct cmt *t, u8 event,
@@ -308,10 +408,24 @@ struct socket *cmt_raw_connect(struct kunit *test, u16 port)
 	return sock;
 }
 
+static void cmt_raw_release(struct kunit_resource *res)
+{
+	sock_release(res->data);
+}
+
+static bool cmt_raw_match(struct kunit *test, struct kunit_resource *res,
+			  void *sock)
+{
+	return res->free == cmt_raw_release && res->data == sock;
+}
+
 /**
  * cmt_raw_try_connect() - connect a plain TCP client; refusal allowed
  * @test: the running test
  * @port: listener port on 127.0.0.1
+ *
+ * The socket is released when the test case ends if cmt_raw_close() was
+ * not called before.
  *
  * Context: process context; sleeps.
  * Return: the connected socket, or NULL if the connection was refused.
@@ -323,10 +437,15 @@ struct socket *cmt_raw_try_connect(struct kunit *test, u16 port)
 
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
 					       IPPROTO_TCP, &sock), 0);
+	if (!kunit_alloc_resource(test, NULL, cmt_raw_release, GFP_KERNEL,
+				  sock)) {
+		sock_release(sock);
+		KUNIT_ASSERT_FAILURE(test, "no memory for a resource");
+	}
 	tcp_sock_set_nodelay(sock->sk);
 	cmt_addr(&ss, port);
 	if (kernel_connect(sock, (struct sockaddr *)&ss, sizeof(ss), 0)) {
-		sock_release(sock);
+		cmt_raw_close(sock, false);
 		return NULL;
 	}
 	return sock;
@@ -375,5 +494,5 @@ void cmt_raw_close(struct socket *sock, bool reset)
 {
 	if (reset)
 		sock_no_linger(sock->sk);
-	sock_release(sock);
+	kunit_destroy_resource(current->kunit_test, cmt_raw_match, sock);
 }

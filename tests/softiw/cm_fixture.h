@@ -54,6 +54,8 @@ struct cmt_rec {
  * @nids: their number
  * @qps: QPs destroyed at the end
  * @nqps: their number
+ * @mrs: MRs deregistered at the end
+ * @nmrs: their number
  * @live_ids: kiwi_cm_live_ids() at setup
  * @port: TCP port of this test's listener
  */
@@ -69,6 +71,8 @@ struct cmt {
 	int nids;
 	struct kiwi_qp *qps[CMT_MAX_IDS];
 	int nqps;
+	struct kiwi_mr *mrs[CMT_MAX_IDS];
+	int nmrs;
 	int live_ids;
 	u16 port;
 };
@@ -77,10 +81,17 @@ int cmt_suite_init(struct kunit_suite *suite);
 void cmt_suite_exit(struct kunit_suite *suite);
 struct cmt *cmt_setup(struct kunit *test, u16 port);
 void cmt_teardown(struct cmt *t);
+void cmt_release(struct cmt *t);
 struct kiwi_cm_id *cmt_listen(struct cmt *t);
 void cmt_destroy(struct cmt *t, struct kiwi_cm_id *id);
 struct kiwi_cm_id *cmt_connect(struct cmt *t, const char *pd, u16 port);
+struct kiwi_cm_id *cmt_connect_qp(struct cmt *t, const char *pd, u16 port,
+				  u32 qpn);
+struct kiwi_qp *cmt_qp_init(struct cmt *t,
+			    const struct kiwi_qp_init_attr *init);
 u32 cmt_qp(struct cmt *t);
+void cmt_destroy_qp(struct cmt *t, struct kiwi_qp *qp);
+struct kiwi_mr *cmt_mr(struct cmt *t, void *buf, size_t len, u32 access);
 const struct cmt_rec *cmt_wait(struct cmt *t, u8 event, struct kiwi_cm_id *id);
 int cmt_count(struct cmt *t, u8 event);
 void cmt_param(struct kunit *test, const char *name, const char *value);

@@ -5,13 +5,19 @@
  * the middle of a frame, oversize private data, silence, and more
  * connections than a listener keeps waiting. Each is dropped or served
  * cleanly, no CONNECT_REQUEST is made up, and the listener keeps working.
+ * Then a client that completes MPA and writes FPDUs by hand: split into
+ * 1-byte segments or several per segment (placed correctly), or with a
+ * bad CRC, opcode, version or MSN (answered with the right TERMINATE).
  */
+#include <asm/unaligned.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/string.h>
 
 #include "cm_fixture.h"
+#include "fpdu.h"
+#include "softiw.h"
 
 #define KEY_REQ "MPA ID Req Frame"
 #define KEY_REP "MPA ID Rep Frame"
@@ -213,6 +219,252 @@ static void hostile_destroy_with_pending(struct kunit *test)
 		hostile_expect_dropped(test, s[i]);
 }
 
+/* Read exactly @len bytes, waiting up to 3 s for each piece. */
+static int hostile_recv_all(struct socket *s, u8 *buf, int len)
+{
+	int got = 0, ret;
+
+	while (got < len) {
+		ret = cmt_raw_recv(s, buf + got, len - got, 3000);
+		if (ret <= 0)
+			return got;
+		got += ret;
+	}
+	return got;
+}
+
+/**
+ * struct hostile_peer - a raw client connected over MPA to a softiw QP
+ * @s: the client's socket
+ * @child: the accepted id
+ * @qp: its QP, on the fixture's CQ
+ * @buf: the QP's receive memory, 4 KiB
+ * @mr: @buf's MR
+ */
+struct hostile_peer {
+	struct socket *s;
+	struct kiwi_cm_id *child;
+	struct kiwi_qp *qp;
+	u8 *buf;
+	struct kiwi_mr *mr;
+};
+
+static void hostile_post_recv(struct cmt *t, struct hostile_peer *p,
+			      u64 wr_id, u32 off, u32 len)
+{
+	struct kiwi_sge sge = {
+		.addr = p->mr->iova + off, .length = len, .lkey = p->mr->lkey,
+	};
+	struct kiwi_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				   .num_sge = 1 };
+	const struct kiwi_recv_wr *bad;
+
+	KUNIT_ASSERT_EQ(t->test, kiwi_post_recv(p->qp, &wr, &bad), 0);
+}
+
+/* Revision 1 Request (CRC if @crc), accepted with @nrecv RECVs posted. */
+static void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
+				 bool crc, int nrecv)
+{
+	struct kunit *test = t->test;
+	struct kiwi_conn_param cp = { .ird = 1, .ord = 1 };
+	u8 req[20] = KEY_REQ, rep[20];
+	const struct cmt_rec *r;
+	int i;
+
+	req[16] = crc ? 0x40 : 0;
+	req[17] = 1;
+	cmt_listen(t);
+	p->s = cmt_raw_connect(test, t->port);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p->s, req, sizeof(req)), 20);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	p->child = r->id;
+	p->buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p->buf);
+	p->mr = cmt_mr(t, p->buf, 4096, KIWI_ACCESS_LOCAL_WRITE);
+	cp.qpn = cmt_qp(t);
+	p->qp = t->qps[t->nqps - 1];
+	for (i = 0; i < nrecv; i++)
+		hostile_post_recv(t, p, i, i * 256, 256);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(p->child, &cp), 0);
+	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
+					     p->child));
+	KUNIT_ASSERT_EQ(test, hostile_recv_all(p->s, rep, sizeof(rep)), 20);
+	CMT_EXPECT_MEM(test, rep, KEY_REP, 16);
+	KUNIT_EXPECT_EQ(test, rep[16] & 0x60, crc ? 0x40 : 0);
+}
+
+/**
+ * struct hostile_fpdu - an untagged FPDU written out field by field
+ * @ctrl: the two DDP/RDMAP control bytes (L, versions, opcode)
+ * @msn: its MSN
+ * @mo: its MO
+ * @data: payload
+ * @len: payload bytes
+ */
+struct hostile_fpdu {
+	u16 ctrl;
+	u32 msn;
+	u32 mo;
+	const char *data;
+	u16 len;
+};
+
+#define HOSTILE_SEND_LAST 0x4143	/* L, DDP v1 | RDMAP v1, SEND */
+
+/* Lay out @f at @buf (RFC 5044 section 4, RFC 5041 section 4). */
+static int hostile_fpdu_put(u8 *buf, const struct hostile_fpdu *f, bool crc)
+{
+	int n = 2 + 18 + f->len;
+	__le32 sum = 0;
+
+	put_unaligned_be16(18 + f->len, buf);
+	put_unaligned_be16(f->ctrl, buf + 2);
+	put_unaligned_be32(0, buf + 4);		/* RDMAP-owned word */
+	put_unaligned_be32(0, buf + 8);		/* queue 0 */
+	put_unaligned_be32(f->msn, buf + 12);
+	put_unaligned_be32(f->mo, buf + 16);
+	memcpy(buf + 20, f->data, f->len);
+	while (n % 4)
+		buf[n++] = 0;
+	if (crc)
+		sum = kiwi_softiw_fpdu_crc(buf, n);
+	memcpy(buf + n, &sum, 4);
+	return n + 4;
+}
+
+/* The client reads a TERMINATE with this cause; the QP is in ERROR. */
+static void hostile_expect_term(struct cmt *t, struct hostile_peer *p,
+				u8 layer_etype, u8 ecode)
+{
+	struct kunit *test = t->test;
+	const struct cmt_rec *r;
+	struct kiwi_wc wc;
+	u8 f[24];
+
+	KUNIT_ASSERT_EQ(test, hostile_recv_all(p->s, f, sizeof(f)), 24);
+	KUNIT_EXPECT_EQ(test, f[2], 0x41);		/* L, DDP v1 */
+	KUNIT_EXPECT_EQ(test, f[3], 0x47);		/* RDMAP v1, TERMINATE */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 8), 2U);	/* queue */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 12), 1U);	/* MSN */
+	KUNIT_EXPECT_EQ(test, f[20], layer_etype);
+	KUNIT_EXPECT_EQ(test, f[21], ecode);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p->child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -EPROTO);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p->qp), KIWI_QPS_ERROR);
+	/* The RECV is flushed, not completed with the bad data. */
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	cmt_raw_close(p->s, false);
+}
+
+static void hostile_fpdu_bad(struct kunit *test, u16 port, bool crc,
+			     const struct hostile_fpdu *f, bool break_crc,
+			     u8 layer_etype, u8 ecode)
+{
+	struct cmt *t = cmt_setup(test, port);
+	struct hostile_peer p;
+	u8 buf[64];
+	int n;
+
+	hostile_peer_connect(t, &p, crc, 1);
+	n = hostile_fpdu_put(buf, f, crc);
+	if (break_crc)
+		buf[n - 1] ^= 0x01;
+	KUNIT_EXPECT_EQ(test, cmt_raw_send(p.s, buf, n), n);
+	hostile_expect_term(t, &p, layer_etype, ecode);
+	cmt_teardown(t);
+}
+
+static void hostile_fpdu_bad_crc(struct kunit *test)
+{
+	const struct hostile_fpdu f = { HOSTILE_SEND_LAST, 1, 0, "hello", 5 };
+
+	/* LLP, MPA; CRC error */
+	hostile_fpdu_bad(test, 22011, true, &f, true, 0x20, 0x02);
+}
+
+static void hostile_fpdu_bad_opcode(struct kunit *test)
+{
+	const struct hostile_fpdu f = { 0x4149, 1, 0, "hello", 5 };
+
+	/* RDMAP, remote operation; unexpected opcode */
+	hostile_fpdu_bad(test, 22012, false, &f, false, 0x02, 0x06);
+}
+
+static void hostile_fpdu_bad_version(struct kunit *test)
+{
+	const struct hostile_fpdu f = { 0x4243, 1, 0, "hello", 5 };
+
+	/* DDP, untagged buffer; invalid DDP version */
+	hostile_fpdu_bad(test, 22013, true, &f, false, 0x12, 0x06);
+}
+
+static void hostile_fpdu_bad_msn(struct kunit *test)
+{
+	const struct hostile_fpdu f = { HOSTILE_SEND_LAST, 2, 0, "hello", 5 };
+
+	/* DDP, untagged buffer; MSN out of range */
+	hostile_fpdu_bad(test, 22014, false, &f, false, 0x12, 0x03);
+}
+
+static void hostile_fpdu_bad_mo(struct kunit *test)
+{
+	const struct hostile_fpdu f = { HOSTILE_SEND_LAST, 1, 3, "hello", 5 };
+
+	/* DDP, untagged buffer; invalid MO */
+	hostile_fpdu_bad(test, 22015, true, &f, false, 0x12, 0x04);
+}
+
+/*
+ * A message in two segments sent one byte per TCP segment, then two
+ * whole messages in one: each lands in its RECV, whole and in order.
+ */
+static void hostile_fpdu_split(struct kunit *test)
+{
+	const struct hostile_fpdu f[] = {
+		{ 0x0143, 1, 0, "split ", 6 },
+		{ HOSTILE_SEND_LAST, 1, 6, "message", 7 },
+		{ HOSTILE_SEND_LAST, 2, 0, "two", 3 },
+		{ HOSTILE_SEND_LAST, 3, 0, "in one", 6 },
+	};
+	static const char *const want[] = { "split message", "two", "in one" };
+	struct cmt *t = cmt_setup(test, 22016);
+	struct hostile_peer p;
+	struct kiwi_wc wc;
+	u8 buf[160];
+	int i, n = 0, m;
+
+	hostile_peer_connect(t, &p, true, 3);
+	n = hostile_fpdu_put(buf, &f[0], true);
+	n += hostile_fpdu_put(buf + n, &f[1], true);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, buf + i, 1), 1);
+		usleep_range(500, 1000);
+	}
+	m = hostile_fpdu_put(buf, &f[2], true);
+	m += hostile_fpdu_put(buf + m, &f[3], true);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, buf, m), m);
+	for (i = 0; i < 3; i++) {
+		n = 0;
+		for (m = 0; m < 500 && !n; m++) {
+			n = kiwi_poll_cq(t->cq, 1, &wc);
+			if (!n)
+				usleep_range(10000, 20000);
+		}
+		KUNIT_ASSERT_EQ(test, n, 1);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
+		KUNIT_EXPECT_EQ(test, wc.status, 0);
+		KUNIT_EXPECT_EQ(test, wc.byte_len, strlen(want[i]));
+		CMT_EXPECT_MEM(test, p.buf + i * 256, want[i], strlen(want[i]));
+	}
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
 static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_bad_key),
 	KUNIT_CASE(hostile_oversize_pdata),
@@ -222,6 +474,12 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_silent),
 	KUNIT_CASE(hostile_pending_bound),
 	KUNIT_CASE(hostile_destroy_with_pending),
+	KUNIT_CASE(hostile_fpdu_bad_crc),
+	KUNIT_CASE(hostile_fpdu_bad_opcode),
+	KUNIT_CASE(hostile_fpdu_bad_version),
+	KUNIT_CASE(hostile_fpdu_bad_msn),
+	KUNIT_CASE(hostile_fpdu_bad_mo),
+	KUNIT_CASE(hostile_fpdu_split),
 	{}
 };
 

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_softiw completion queues: a ring of work completions per CQ, the
+ * completion handler called once per arming, and overflow.
+ *
+ * A completion that does not fit is not dropped silently: the CQ is
+ * marked overflowed for good, its handler is called whether armed or
+ * not, and once the completions that fit have been polled, poll returns
+ * -EOVERFLOW. The QP whose completion was lost goes to ERROR (see
+ * softiw_wq_complete()). Size a CQ for the queues of every QP using it.
+ */
+#include <linux/slab.h>
+
+#include "softiw.h"
+
+struct kiwi_cq *softiw_create_cq(struct kiwi_device *kdev, u32 cqe)
+{
+	struct softiw_cq *scq;
+
+	might_sleep();
+	scq = kzalloc(sizeof(*scq), GFP_KERNEL);
+	if (!scq)
+		return ERR_PTR(-ENOMEM);
+	scq->wc = kvcalloc(cqe, sizeof(*scq->wc), GFP_KERNEL);
+	if (!scq->wc) {
+		kfree(scq);
+		return ERR_PTR(-ENOMEM);
+	}
+	spin_lock_init(&scq->lock);
+	scq->size = cqe;
+	scq->cq.cqe = cqe;
+	return &scq->cq;
+}
+
+void softiw_destroy_cq(struct kiwi_cq *cq)
+{
+	struct softiw_cq *scq = softiw_cq(cq);
+
+	kvfree(scq->wc);
+	kfree(scq);
+}
+
+int softiw_poll_cq(struct kiwi_cq *cq, int num_entries, struct kiwi_wc *wc)
+{
+	struct softiw_cq *scq = softiw_cq(cq);
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&scq->lock, flags);
+	while (n < num_entries && scq->count) {
+		wc[n++] = scq->wc[scq->head];
+		scq->head = (scq->head + 1) % scq->size;
+		scq->count--;
+	}
+	if (!n && num_entries > 0 && scq->overflow)
+		n = -EOVERFLOW;
+	spin_unlock_irqrestore(&scq->lock, flags);
+	return n;
+}
+
+int softiw_req_notify_cq(struct kiwi_cq *cq, enum kiwi_cq_notify flags)
+{
+	struct softiw_cq *scq = softiw_cq(cq);
+	unsigned long irqflags;
+
+	if (flags != KIWI_CQ_NEXT_COMP && flags != KIWI_CQ_SOLICITED)
+		return -EINVAL;
+	spin_lock_irqsave(&scq->lock, irqflags);
+	/* NEXT_COMP covers SOLICITED: never narrow an arming. */
+	if (scq->armed != KIWI_CQ_NEXT_COMP + 1)
+		scq->armed = flags + 1;
+	spin_unlock_irqrestore(&scq->lock, irqflags);
+	return 0;
+}
+
+/**
+ * softiw_cq_push() - add a completion
+ * @scq: the CQ
+ * @wc: the completion
+ * @solicited: it completes a RECV of a solicited message
+ *
+ * The handler is not called here (the caller may hold a queue lock the
+ * handler would take by posting): call softiw_cq_notify() after.
+ * A failed completion wakes a CQ armed for solicited ones too.
+ *
+ * Context: any context.
+ * Return: 0, or -EOVERFLOW if the CQ was full (the completion is lost and
+ * the CQ is marked overflowed).
+ */
+int softiw_cq_push(struct softiw_cq *scq, const struct kiwi_wc *wc,
+		   bool solicited)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&scq->lock, flags);
+	if (scq->count == scq->size) {
+		scq->overflow = true;
+		scq->notify = true;
+		ret = -EOVERFLOW;
+		goto unlock;
+	}
+	scq->wc[(scq->head + scq->count) % scq->size] = *wc;
+	scq->count++;
+	if (scq->armed == KIWI_CQ_NEXT_COMP + 1 ||
+	    (scq->armed == KIWI_CQ_SOLICITED + 1 && (solicited || wc->status))) {
+		scq->armed = 0;
+		scq->notify = true;
+	}
+unlock:
+	spin_unlock_irqrestore(&scq->lock, flags);
+	return ret;
+}
+
+/**
+ * softiw_cq_notify() - call the completion handler if a push made it due
+ * @scq: the CQ
+ *
+ * Context: any context; no queue lock held.
+ */
+void softiw_cq_notify(struct softiw_cq *scq)
+{
+	unsigned long flags;
+	bool due;
+
+	spin_lock_irqsave(&scq->lock, flags);
+	due = scq->notify;
+	scq->notify = false;
+	spin_unlock_irqrestore(&scq->lock, flags);
+	if (due && scq->cq.comp_handler)
+		scq->cq.comp_handler(&scq->cq, scq->cq.cq_context);
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_softiw memory regions and the STag table.
+ *
+ * An STag is a 24-bit index into the device's table and an 8-bit key
+ * (RFC 5040: the consumer-owned low byte); the key of each registration
+ * differs from the last one, so a stale STag whose index was reused does
+ * not match. lkey and rkey are the same STag. Only local access exists
+ * yet: work requests name their buffers by lkey, resolved when posted.
+ * The table is read under RCU, so posting works in any context.
+ */
+#include <linux/overflow.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include "softiw.h"
+
+#define SOFTIW_STAG_KEY		GENMASK(7, 0)
+#define SOFTIW_STAG_INDEX_SHIFT	8
+
+/**
+ * softiw_mrs_init() - prepare a device's STag table
+ * @sdev: the device
+ */
+void softiw_mrs_init(struct softiw_device *sdev)
+{
+	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
+}
+
+/**
+ * softiw_mrs_exit() - release a device's STag table
+ * @sdev: the device, unregistered
+ *
+ * An MR still in the table was orphaned by its owner and stays allocated.
+ */
+void softiw_mrs_exit(struct softiw_device *sdev)
+{
+	if (!xa_empty(&sdev->mrs))
+		pr_warn("kiwi_softiw: %s: MRs left behind by their owner\n",
+			sdev->kdev.name);
+	xa_destroy(&sdev->mrs);
+}
+
+static struct softiw_mr *softiw_mr(struct kiwi_mr *mr)
+{
+	return container_of(mr, struct softiw_mr, mr);
+}
+
+struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
+				     size_t length, u32 access)
+{
+	struct softiw_device *sdev = softiw_dev(kdev);
+	struct softiw_mr *smr;
+	u32 index, key;
+	int ret;
+
+	might_sleep();
+	if (length > U32_MAX || (uintptr_t)addr + length < (uintptr_t)addr)
+		return ERR_PTR(-EINVAL);
+	smr = kzalloc(sizeof(*smr), GFP_KERNEL);
+	if (!smr)
+		return ERR_PTR(-ENOMEM);
+	smr->addr = addr;
+	smr->access = access;
+	smr->mr.iova = (uintptr_t)addr;
+	smr->mr.length = length;
+	ret = xa_alloc(&sdev->mrs, &index, smr, XA_LIMIT(1, SOFTIW_MAX_MR),
+		       GFP_KERNEL);
+	if (ret) {
+		kfree(smr);
+		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
+	}
+	key = atomic_inc_return(&sdev->mr_key) & SOFTIW_STAG_KEY;
+	/* Until the STag is set, lookups of the new index fail. */
+	smr->mr.lkey = index << SOFTIW_STAG_INDEX_SHIFT | key;
+	smr->mr.rkey = smr->mr.lkey;
+	return &smr->mr;
+}
+
+void softiw_dereg_mr(struct kiwi_mr *mr)
+{
+	struct softiw_mr *smr = softiw_mr(mr);
+	struct softiw_device *sdev = softiw_dev(mr->device);
+
+	xa_erase(&sdev->mrs, mr->lkey >> SOFTIW_STAG_INDEX_SHIFT);
+	kfree_rcu(smr, rcu);
+}
+
+/**
+ * softiw_mr_resolve() - turn an SGE into a kernel buffer
+ * @sdev: the device the SGE's STag belongs to
+ * @sge: the SGE
+ * @access: KIWI_ACCESS_* rights the MR must grant (LOCAL_WRITE for
+ *	receive buffers; 0 for data that is only read)
+ * @buf: filled with the kernel address and length
+ *
+ * An SGE of length 0 names no memory and needs no valid STag.
+ *
+ * Context: any context.
+ * Return: 0, -EINVAL for an unknown STag or a range outside the MR,
+ * -EACCES if the MR lacks @access.
+ */
+int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
+		      u32 access, struct softiw_buf *buf)
+{
+	struct softiw_mr *smr;
+	u64 end, off;
+	int ret = 0;
+
+	buf->addr = NULL;
+	buf->len = sge->length;
+	if (!sge->length)
+		return 0;
+	rcu_read_lock();
+	smr = xa_load(&sdev->mrs, sge->lkey >> SOFTIW_STAG_INDEX_SHIFT);
+	if (!smr || smr->mr.lkey != sge->lkey) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	if (check_add_overflow(sge->addr, (u64)sge->length, &end) ||
+	    sge->addr < smr->mr.iova ||
+	    end > smr->mr.iova + smr->mr.length) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	if ((smr->access & access) != access) {
+		ret = -EACCES;
+		goto unlock;
+	}
+	off = sge->addr - smr->mr.iova;
+	buf->addr = smr->addr + off;
+unlock:
+	rcu_read_unlock();
+	return ret;
+}

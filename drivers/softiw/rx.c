@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_softiw receive path: the byte stream of an established connection
+ * parsed into FPDUs, however TCP cuts it, and untagged SEND segments
+ * placed straight from the socket into the oldest posted RECV at their
+ * message offset. A RECV completes with the message's length when its
+ * last segment is in and its CRC (when negotiated) checked.
+ *
+ * Nothing the peer sends is buffered beyond one header, one trailer and
+ * the first bytes of a TERMINATE body, and nothing is written outside a
+ * posted RECV: a message that does not fit, a SEND without a RECV, a bad
+ * MSN or MO, a bad CRC, version or opcode all stop the receiver with the
+ * cause for a TERMINATE (RFC 5040 section 7, RFC 5041 section 7).
+ *
+ * Runs in the endpoint's work under its mutex.
+ */
+#include <asm/unaligned.h>
+#include <linux/crc32.h>
+#include <linux/net.h>
+#include <linux/uio.h>
+
+#include "cm.h"
+
+/* Payload bytes received per run of the work before it lets others run. */
+#define SOFTIW_RX_BUDGET	(256 * 1024)
+
+/**
+ * softiw_rx_start() - prepare the receiver of a new connection
+ * @cep: the endpoint, MPA done
+ *
+ * Context: process context, the endpoint's mutex held.
+ */
+void softiw_rx_start(struct softiw_cep *cep)
+{
+	lockdep_assert_held(&cep->lock);
+	memset(&cep->rx, 0, sizeof(cep->rx));
+	cep->rx.msn = 1;
+}
+
+static int softiw_rx_refuse(struct softiw_rx *rx, u8 layer, u8 etype,
+			    u8 ecode)
+{
+	rx->cause.layer = layer;
+	rx->cause.etype = etype;
+	rx->cause.ecode = ecode;
+	return -EPROTO;
+}
+
+static int softiw_rx_untagged_error(struct softiw_rx *rx, u8 ecode)
+{
+	return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_DDP,
+				SOFTIW_TERM_DDP_UNTAGGED, ecode);
+}
+
+/* Receive into @vec; 0 at the end of the stream becomes SOFTIW_DP_EOF. */
+static int softiw_rx_recv(struct softiw_cep *cep, struct kvec *vec,
+			  size_t nvec, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	int ret;
+
+	ret = kernel_recvmsg(cep->sock, &msg, vec, nvec, len, MSG_DONTWAIT);
+	if (!ret)
+		return -ENOTCONN;
+	return ret;
+}
+
+static int softiw_rx_recv_buf(struct softiw_cep *cep, void *buf, size_t len)
+{
+	struct kvec vec = { .iov_base = buf, .iov_len = len };
+
+	return softiw_rx_recv(cep, &vec, 1, len);
+}
+
+/* Read the length field and DDP/RDMAP header; check them. */
+static int softiw_rx_hdr(struct softiw_cep *cep)
+{
+	struct softiw_rx *rx = &cep->rx;
+	size_t need;
+	int ret;
+
+	for (;;) {
+		ret = kiwi_softiw_fpdu_get_hdr(rx->hdr, rx->got, &rx->h,
+					       &rx->cause);
+		if (!ret)
+			break;
+		if (ret != -ENODATA)
+			return -EPROTO;
+		need = rx->got < 4 ? 4 : SOFTIW_MPA_LEN_SIZE +
+			kiwi_softiw_ddp_hdr_size(rx->h.opcode);
+		ret = softiw_rx_recv_buf(cep, rx->hdr + rx->got,
+					 need - rx->got);
+		if (ret < 0)
+			return ret;
+		rx->got += ret;
+	}
+	need = SOFTIW_MPA_LEN_SIZE + kiwi_softiw_ddp_hdr_size(rx->h.opcode);
+	rx->hdr_ok = true;
+	rx->crc = __crc32c_le(~0U, rx->hdr, need);
+	rx->left = rx->h.ulpdu_len - (need - SOFTIW_MPA_LEN_SIZE);
+	rx->trailer_len = softiw_fpdu_pad(rx->h.ulpdu_len) +
+			  SOFTIW_MPA_CRC_SIZE;
+	rx->got = 0;
+	return 0;
+}
+
+/* A SEND segment: it must continue the current message, or start one. */
+static int softiw_rx_begin_send(struct softiw_cep *cep)
+{
+	struct softiw_rx *rx = &cep->rx;
+	struct softiw_qp *sqp = cep->qp;
+
+	if (rx->h.msn != rx->msn)
+		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_MSN_RANGE);
+	if (!rx->wqe) {
+		rx->wqe = softiw_wq_peek(sqp, &sqp->rq);
+		if (!rx->wqe)
+			return softiw_rx_untagged_error(rx,
+						SOFTIW_TERM_DDP_U_NO_BUF);
+		rx->mo = 0;
+	}
+	if (rx->h.mo != rx->mo)
+		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_INV_MO);
+	if (rx->left > rx->wqe->len - rx->mo) {
+		/* The RECV learns why; the TERMINATE tells the peer. */
+		softiw_wq_complete(sqp, &sqp->rq, -EMSGSIZE, 0, false);
+		rx->wqe = NULL;
+		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_TOO_LONG);
+	}
+	return 0;
+}
+
+/* What to do with the segment whose header just arrived. */
+static int softiw_rx_begin(struct softiw_cep *cep)
+{
+	struct softiw_rx *rx = &cep->rx;
+
+	switch (rx->h.opcode) {
+	case SOFTIW_RDMAP_SEND:
+	case SOFTIW_RDMAP_SEND_SE:
+		return softiw_rx_begin_send(cep);
+	case SOFTIW_RDMAP_TERMINATE:
+		rx->term_len = 0;
+		return 0;
+	case SOFTIW_RDMAP_SEND_INV:
+	case SOFTIW_RDMAP_SEND_SE_INV:
+		/* No STag is valid for the peer: none can be invalidated. */
+		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
+					SOFTIW_TERM_RDMAP_PROTECTION,
+					SOFTIW_TERM_RDMAP_NO_INV);
+	case SOFTIW_RDMAP_READ_REQ:
+		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
+					SOFTIW_TERM_RDMAP_PROTECTION,
+					SOFTIW_TERM_RDMAP_INV_STAG);
+	default:
+		/* RDMA Write, Read Response: no tagged buffer exists. */
+		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_DDP,
+					SOFTIW_TERM_DDP_TAGGED,
+					SOFTIW_TERM_DDP_T_INV_STAG);
+	}
+}
+
+/* Build the kvec of @len bytes of @wqe's buffers from offset @off. */
+static size_t softiw_wqe_kvec(const struct softiw_wqe *wqe, u32 off, u32 len,
+			      struct kvec *vec)
+{
+	const struct softiw_buf *b = wqe->buf;
+	size_t n = 0;
+	u32 part;
+
+	for (; len; b++) {
+		if (off >= b->len) {
+			off -= b->len;
+			continue;
+		}
+		part = min(len, b->len - off);
+		vec[n].iov_base = b->addr + off;
+		vec[n++].iov_len = part;
+		len -= part;
+		off = 0;
+	}
+	return n;
+}
+
+/* Add @len received bytes at @vec to the running CRC. */
+static u32 softiw_rx_crc(u32 crc, const struct kvec *vec, size_t len)
+{
+	size_t part;
+
+	for (; len; vec++) {
+		part = min(len, vec->iov_len);
+		crc = __crc32c_le(crc, vec->iov_base, part);
+		len -= part;
+	}
+	return crc;
+}
+
+/* Read payload: into the RECV for a SEND, else the TERMINATE body. */
+static int softiw_rx_payload(struct softiw_cep *cep, u32 *budget)
+{
+	struct softiw_rx *rx = &cep->rx;
+	struct kvec vec[SOFTIW_MAX_SGE];
+	u8 scratch[64];
+	u32 want = min(rx->left, *budget);
+	size_t nvec;
+	int ret;
+
+	if (rx->h.opcode == SOFTIW_RDMAP_TERMINATE) {
+		nvec = 1;
+		if (rx->term_len < sizeof(rx->term)) {
+			vec[0].iov_base = rx->term + rx->term_len;
+			vec[0].iov_len = sizeof(rx->term) - rx->term_len;
+		} else {
+			vec[0].iov_base = scratch;
+			vec[0].iov_len = sizeof(scratch);
+		}
+		want = min_t(u32, want, vec[0].iov_len);
+		vec[0].iov_len = want;
+	} else {
+		nvec = softiw_wqe_kvec(rx->wqe, rx->mo, want, vec);
+	}
+	ret = softiw_rx_recv(cep, vec, nvec, want);
+	if (ret < 0)
+		return ret;
+	rx->crc = softiw_rx_crc(rx->crc, vec, ret);
+	rx->left -= ret;
+	*budget -= min_t(u32, *budget, ret);
+	if (rx->h.opcode == SOFTIW_RDMAP_TERMINATE) {
+		if (vec[0].iov_base != scratch)
+			rx->term_len += ret;
+	} else {
+		rx->mo += ret;
+	}
+	return 0;
+}
+
+/* A TERMINATE from the peer: keep its cause; the QP goes to ERROR. */
+static int softiw_rx_terminated(struct softiw_cep *cep)
+{
+	struct softiw_qp *sqp = cep->qp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	sqp->term_rcvd = true;
+	sqp->term_ctrl = get_unaligned_be32(cep->rx.term);
+	if (sqp->state != KIWI_QPS_ERROR)
+		sqp->state = KIWI_QPS_TERMINATE;
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	return -ECONNRESET;
+}
+
+/* The whole FPDU is in and its CRC good: complete what it completes. */
+static int softiw_rx_done(struct softiw_cep *cep)
+{
+	struct softiw_rx *rx = &cep->rx;
+	struct softiw_qp *sqp = cep->qp;
+	bool se = rx->h.opcode == SOFTIW_RDMAP_SEND_SE;
+	int ret;
+
+	rx->stage = SOFTIW_RX_HDR;
+	rx->got = 0;
+	rx->hdr_ok = false;
+	if (rx->h.opcode == SOFTIW_RDMAP_TERMINATE)
+		return softiw_rx_terminated(cep);
+	if (!rx->h.last)
+		return 0;
+	rx->wqe = NULL;
+	rx->msn++;
+	ret = softiw_wq_complete(sqp, &sqp->rq, 0, rx->mo, se);
+	return ret == -ECANCELED ? 0 : ret;
+}
+
+/* Read pad and CRC; check the CRC. */
+static int softiw_rx_trailer(struct softiw_cep *cep)
+{
+	struct softiw_rx *rx = &cep->rx;
+	u8 pad = rx->trailer_len - SOFTIW_MPA_CRC_SIZE;
+	__le32 sum;
+	int ret;
+
+	ret = softiw_rx_recv_buf(cep, rx->trailer + rx->got,
+				 rx->trailer_len - rx->got);
+	if (ret < 0)
+		return ret;
+	rx->got += ret;
+	if (rx->got < rx->trailer_len)
+		return 0;
+	if (cep->crc) {
+		sum = cpu_to_le32(~__crc32c_le(rx->crc, rx->trailer, pad));
+		if (memcmp(rx->trailer + pad, &sum, sizeof(sum)))
+			return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_LLP,
+						SOFTIW_TERM_LLP_MPA,
+						SOFTIW_TERM_MPA_CRC);
+	}
+	return softiw_rx_done(cep);
+}
+
+static int softiw_rx_advance(struct softiw_cep *cep, u32 *budget)
+{
+	struct softiw_rx *rx = &cep->rx;
+	int ret;
+
+	switch (rx->stage) {
+	case SOFTIW_RX_HDR:
+		ret = softiw_rx_hdr(cep);
+		if (!ret)
+			ret = softiw_rx_begin(cep);
+		if (!ret)
+			rx->stage = SOFTIW_RX_PAYLOAD;
+		return ret;
+	case SOFTIW_RX_PAYLOAD:
+		if (rx->left)
+			return softiw_rx_payload(cep, budget);
+		rx->stage = SOFTIW_RX_TRAILER;
+		return 0;
+	default:
+		return softiw_rx_trailer(cep);
+	}
+}
+
+/**
+ * softiw_rx_step() - take in what the peer sent, as far as it has arrived
+ * @cep: the established endpoint
+ *
+ * Context: process context, the endpoint's mutex held.
+ * Return: SOFTIW_DP_IDLE when the socket is empty, SOFTIW_DP_BUSY when
+ * the budget is used up, SOFTIW_DP_EOF at the end of the stream;
+ * -EPROTO for a protocol error (cep->rx.cause says which; send a
+ * TERMINATE), -ECONNRESET for a TERMINATE received (or a reset),
+ * -EOVERFLOW if a completion did not fit its CQ, or the socket's error.
+ */
+int softiw_rx_step(struct softiw_cep *cep)
+{
+	u32 budget = SOFTIW_RX_BUDGET;
+	int ret;
+
+	lockdep_assert_held(&cep->lock);
+	while (budget) {
+		ret = softiw_rx_advance(cep, &budget);
+		if (ret == -EAGAIN)
+			return SOFTIW_DP_IDLE;
+		if (ret == -ENOTCONN)
+			return SOFTIW_DP_EOF;
+		if (ret)
+			return ret;
+	}
+	return SOFTIW_DP_BUSY;
+}

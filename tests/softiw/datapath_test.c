@@ -1,0 +1,755 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_softiw_datapath: SEND/RECV between two softiw QPs connected over
+ * loopback: message sizes around the MULPDU with CRC on and off, order,
+ * unsignaled sends, CQ notification and overflow, protocol errors that
+ * end in a TERMINATE, and the flush rules (post in ERROR, modify to
+ * ERROR, graceful close, destroy with traffic in flight).
+ */
+#include <kunit/resource.h>
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "cm_fixture.h"
+#include "softiw.h"
+
+#define DPT_DDP_HDR	18	/* untagged DDP header, in a ULPDU */
+#define DPT_BUF		(SOFTIW_MAX_MSG + 64)
+#define DPT_WAIT_MS	5000
+#define DPT_CHUNK	SZ_64K
+
+/**
+ * struct dpt_side - one end of the connection
+ * @cq: its CQ, for sends and receives
+ * @qp: its QP
+ * @mr: @buf, registered with local write access
+ * @buf: DPT_BUF bytes
+ * @calls: completion handler calls
+ */
+struct dpt_side {
+	struct kiwi_cq *cq;
+	struct kiwi_qp *qp;
+	struct kiwi_mr *mr;
+	u8 *buf;
+	atomic_t calls;
+};
+
+/**
+ * struct dpt - two connected QPs
+ * @t: the connection fixture
+ * @s: [0] the active end, [1] the passive end
+ * @id: their cm_ids
+ */
+struct dpt {
+	struct cmt *t;
+	struct dpt_side s[2];
+	struct kiwi_cm_id *id[2];
+};
+
+static void dpt_comp(struct kiwi_cq *cq, void *ctx)
+{
+	struct dpt_side *s = ctx;
+
+	atomic_inc(&s->calls);
+}
+
+/* QPs go first: they complete into the CQs. */
+static void dpt_release(struct kunit_resource *res)
+{
+	struct dpt *d = res->data;
+	int i;
+
+	cmt_release(d->t);
+	for (i = 0; i < 2; i++) {
+		if (d->s[i].cq)
+			kiwi_destroy_cq(d->s[i].cq);
+		vfree(d->s[i].buf);
+	}
+}
+
+static void dpt_exit(struct kunit *test)
+{
+	cmt_param(test, "mpa_crc", "N");
+	cmt_param(test, "dead_peer_ms", "60000");
+}
+
+static struct dpt *dpt_setup(struct kunit *test, u16 port, u32 cqe, u32 sq,
+			     u32 rq)
+{
+	struct dpt *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	struct kiwi_cq *cq;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->t = cmt_setup(test, port);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 dpt_release,
+							 GFP_KERNEL, d));
+	for (i = 0; i < 2; i++) {
+		struct dpt_side *s = &d->s[i];
+		struct kiwi_qp_init_attr init = {
+			.cap = { .max_send_wr = sq, .max_recv_wr = rq,
+				 .max_send_sge = 2, .max_recv_sge = 2 },
+		};
+
+		s->buf = vzalloc(DPT_BUF);
+		KUNIT_ASSERT_NOT_NULL(test, s->buf);
+		cq = kiwi_create_cq(d->t->dev, cqe, dpt_comp, s);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+		s->cq = cq;
+		s->mr = cmt_mr(d->t, s->buf, DPT_BUF, KIWI_ACCESS_LOCAL_WRITE);
+		init.send_cq = cq;
+		init.recv_cq = cq;
+		s->qp = cmt_qp_init(d->t, &init);
+	}
+	return d;
+}
+
+static void dpt_connect(struct dpt *d)
+{
+	struct kunit *test = d->t->test;
+	struct kiwi_conn_param p = {
+		.ird = 4, .ord = 4, .qpn = d->s[1].qp->qpn,
+	};
+	const struct cmt_rec *r;
+
+	cmt_listen(d->t);
+	d->id[0] = cmt_connect_qp(d->t, "dp", d->t->port, d->s[0].qp->qpn);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	d->id[1] = r->id;
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(d->id[1], &p), 0);
+	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(d->t, KIWI_CM_EVENT_ESTABLISHED,
+					     d->id[1]));
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REPLY, d->id[0]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, r->status, 0);
+}
+
+static int dpt_recv(struct dpt_side *s, u64 wr_id, u32 off, u32 len)
+{
+	struct kiwi_sge sge = {
+		.addr = s->mr->iova + off, .length = len, .lkey = s->mr->lkey,
+	};
+	struct kiwi_recv_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+	};
+	const struct kiwi_recv_wr *bad = NULL;
+
+	return kiwi_post_recv(s->qp, &wr, &bad);
+}
+
+static int dpt_send(struct dpt_side *s, u64 wr_id, u32 off, u32 len,
+		    u32 flags)
+{
+	struct kiwi_sge sge = {
+		.addr = s->mr->iova + off, .length = len, .lkey = s->mr->lkey,
+	};
+	struct kiwi_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = KIWI_WR_SEND, .send_flags = flags,
+	};
+	const struct kiwi_send_wr *bad = NULL;
+
+	return kiwi_post_send(s->qp, &wr, &bad);
+}
+
+/* Wait for one completion. Return: 1, 0 on timeout, or poll's error. */
+static int dpt_poll(struct dpt_side *s, struct kiwi_wc *wc)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(DPT_WAIT_MS);
+	int n;
+
+	do {
+		n = kiwi_poll_cq(s->cq, 1, wc);
+		if (n)
+			return n;
+		usleep_range(200, 1000);
+	} while (time_before(jiffies, end));
+	return 0;
+}
+
+/* Wait until the handler was called @want times; true if it was. */
+static bool dpt_wait_calls(struct dpt_side *s, int want)
+{
+	int i;
+
+	for (i = 0; i < 200 && atomic_read(&s->calls) < want; i++)
+		usleep_range(5000, 10000);
+	msleep(20);	/* room for a call that should not come */
+	return atomic_read(&s->calls) == want;
+}
+
+static void dpt_fill(u8 *buf, u32 len, u8 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = seed + i * 7 + (i >> 8);
+}
+
+enum dpt_size {
+	DPT_ZERO, DPT_ONE, DPT_P_MINUS, DPT_P, DPT_P_PLUS, DPT_MULTI, DPT_MAX,
+};
+
+/**
+ * struct dpt_size_param - a message size and a CRC setting
+ * @name: description
+ * @size: enum dpt_size; P is the payload of one full FPDU (MULPDU - 18)
+ * @crc: mpa_crc
+ */
+struct dpt_size_param {
+	const char *name;
+	u8 size;
+	bool crc;
+};
+
+static const struct dpt_size_param dpt_size_params[] = {
+	{ "0 nocrc", DPT_ZERO, false }, { "0 crc", DPT_ZERO, true },
+	{ "1 nocrc", DPT_ONE, false }, { "1 crc", DPT_ONE, true },
+	{ "P-1 nocrc", DPT_P_MINUS, false }, { "P-1 crc", DPT_P_MINUS, true },
+	{ "P nocrc", DPT_P, false }, { "P crc", DPT_P, true },
+	{ "P+1 nocrc", DPT_P_PLUS, false }, { "P+1 crc", DPT_P_PLUS, true },
+	{ "3P+5 nocrc", DPT_MULTI, false }, { "3P+5 crc", DPT_MULTI, true },
+	{ "max nocrc", DPT_MAX, false }, { "max crc", DPT_MAX, true },
+};
+
+static void dpt_size_desc(const struct dpt_size_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(dpt_size, dpt_size_params, dpt_size_desc);
+
+static u32 dpt_len(u8 size, u32 p)
+{
+	static const u32 add[] = {
+		[DPT_P_MINUS] = -1, [DPT_P] = 0, [DPT_P_PLUS] = 1,
+	};
+
+	switch (size) {
+	case DPT_ZERO:
+		return 0;
+	case DPT_ONE:
+		return 1;
+	case DPT_MULTI:
+		return 3 * p + 5;
+	case DPT_MAX:
+		return SOFTIW_MAX_MSG;
+	default:
+		return p + add[size];
+	}
+}
+
+/* One message of each size arrives whole, in as many FPDUs as it needs. */
+static void dp_message_size(struct kunit *test)
+{
+	const struct dpt_size_param *p = test->param_value;
+	struct dpt_side *a, *b;
+	struct kiwi_wc wc;
+	u64 fpdus;
+	u32 len, payload;
+	struct dpt *d;
+
+	cmt_param(test, "mpa_crc", p->crc ? "Y" : "N");
+	d = dpt_setup(test, 23100 + (p - dpt_size_params), 4, 2, 2);
+	a = &d->s[0];
+	b = &d->s[1];
+	KUNIT_ASSERT_EQ(test, dpt_recv(b, 1, 0, SOFTIW_MAX_MSG + 8), 0);
+	dpt_connect(d);
+	payload = kiwi_softiw_qp_mulpdu(a->qp) - DPT_DDP_HDR;
+	KUNIT_ASSERT_GT(test, payload, 0U);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_mulpdu(a->qp),
+			kiwi_softiw_qp_mulpdu(b->qp));
+	len = dpt_len(p->size, payload);
+	dpt_fill(a->buf, len, 3);
+	memset(b->buf, 0xa5, len + 8);
+	fpdus = kiwi_softiw_qp_tx_fpdus(a->qp);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 2, 0, len, KIWI_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_SEND);
+	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, b->qp);
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, len), 0);
+	KUNIT_EXPECT_EQ(test, b->buf[len], 0xa5);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_tx_fpdus(a->qp) - fpdus,
+			(u64)max(1U, DIV_ROUND_UP(len, payload)));
+	cmt_teardown(d->t);
+}
+
+/* 64 messages of different lengths arrive in order, each in its RECV. */
+static void dp_many_in_order(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23201, 256, 64, 64);
+	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	int i, bad = 0, sbad = 0;
+	struct kiwi_wc wc;
+	u32 len;
+
+	dpt_connect(d);
+	for (i = 0; i < 64; i++)
+		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * 8192, 8192), 0);
+	for (i = 0; i < 64; i++) {
+		len = (i * 97) % 8000 + 1;
+		dpt_fill(a->buf + i * 8192, len, i);
+		KUNIT_ASSERT_EQ(test, dpt_send(a, 100 + i, i * 8192, len,
+					       KIWI_SEND_SIGNALED), 0);
+	}
+	for (i = 0; i < 64; i++) {
+		len = (i * 97) % 8000 + 1;
+		KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+		bad += wc.wr_id != i || wc.status || wc.byte_len != len ||
+		       memcmp(a->buf + i * 8192, b->buf + i * 8192, len);
+		KUNIT_ASSERT_EQ(test, dpt_poll(a, &wc), 1);
+		sbad += wc.wr_id != 100 + i || wc.status;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, sbad, 0);
+	cmt_teardown(d->t);
+}
+
+/* Only the signaled send of eight produces a completion. */
+static void dp_unsignaled(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23202, 32, 8, 8);
+	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	struct kiwi_wc wc;
+	int i;
+
+	dpt_connect(d);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * 64, 64), 0);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, dpt_send(a, i, 0, 10 + i,
+					       i == 7 ? KIWI_SEND_SIGNALED : 0),
+				0);
+	for (i = 0; i < 8; i++) {
+		KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.byte_len, 10U + i);
+	}
+	KUNIT_ASSERT_EQ(test, dpt_poll(a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 0);
+	cmt_teardown(d->t);
+}
+
+/*
+ * Every polled completion of @s: sends @s_first.. in order, a prefix
+ * successful then flushed; receives @r_first.. flushed. Return: count.
+ */
+static int dpt_check_flushed(struct kunit *test, struct dpt_side *s,
+			     u64 s_first, int nsend, u64 r_first, int nrecv)
+{
+	struct kiwi_wc *wc = kunit_kcalloc(test, 128, sizeof(*wc), GFP_KERNEL);
+	int i, n, ns = 0, nr = 0, bad = 0;
+	bool flushed = false;
+
+	KUNIT_ASSERT_NOT_NULL(test, wc);
+	n = kiwi_poll_cq(s->cq, 128, wc);
+	for (i = 0; i < n; i++) {
+		if (wc[i].opcode == KIWI_WC_SEND) {
+			bad += wc[i].wr_id != s_first + ns++;
+			if (wc[i].status)
+				flushed = true;
+			bad += flushed && wc[i].status != -ECANCELED;
+		} else {
+			bad += wc[i].wr_id != r_first + nr++;
+			bad += wc[i].status != -ECANCELED;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, ns, nsend);
+	KUNIT_EXPECT_EQ(test, nr, nrecv);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(s->cq, 1, wc), 0);
+	return n;
+}
+
+static int dpt_move(struct kiwi_qp *qp, enum kiwi_qp_state state)
+{
+	struct kiwi_qp_attr attr = { .qp_state = state };
+
+	return kiwi_modify_qp(qp, &attr, KIWI_QP_ATTR_STATE);
+}
+
+/* modify_qp(ERROR) completes every outstanding WR once, before it returns. */
+static void dp_flush_on_error(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23203, 64, 16, 16);
+	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	const struct cmt_rec *r;
+	int i;
+
+	dpt_connect(d);
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * DPT_CHUNK, DPT_CHUNK),
+				0);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, dpt_recv(a, 100 + i, 0, 64), 0);
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_EQ(test, dpt_send(a, i, i * DPT_CHUNK, DPT_CHUNK,
+					       KIWI_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, dpt_move(a->qp, KIWI_QPS_ERROR), 0);
+	dpt_check_flushed(test, a, 0, 16, 100, 8);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(a->qp), KIWI_QPS_ERROR);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[0]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNABORTED);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(b->qp), KIWI_QPS_ERROR);
+	cmt_teardown(d->t);
+}
+
+/* Posts to a QP in ERROR complete at once; outside RTS a send is refused. */
+static void dp_post_in_error(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23204, 16, 4, 4);
+	struct dpt_side *a = &d->s[0];
+	struct kiwi_sge sge = { .addr = a->mr->iova, .length = 8,
+				.lkey = a->mr->lkey };
+	struct kiwi_send_wr wr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1,
+				   .opcode = KIWI_WR_SEND };
+	const struct kiwi_send_wr *bad = NULL;
+	struct kiwi_wc wc;
+
+	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &wr, &bad), -ENOTCONN);
+	KUNIT_EXPECT_PTR_EQ(test, bad, &wr);
+	KUNIT_ASSERT_EQ(test, dpt_recv(a, 1, 0, 64), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 0);
+	KUNIT_ASSERT_EQ(test, dpt_move(a->qp, KIWI_QPS_ERROR), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
+	/* Unsignaled, yet a flushed send completes. */
+	KUNIT_EXPECT_EQ(test, dpt_send(a, 2, 0, 8, 0), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_SEND);
+	KUNIT_EXPECT_EQ(test, dpt_recv(a, 3, 0, 8), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 3ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 0);
+	cmt_teardown(d->t);
+}
+
+/* SGEs are checked against their MR; queues are bounded by their size. */
+static void dp_post_checks(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23205, 16, 2, 2);
+	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	struct kiwi_mr *ro = cmt_mr(d->t, b->buf, 4096, 0);
+	struct kiwi_sge sge[3] = {
+		{ .addr = ro->iova, .length = 8, .lkey = ro->lkey },
+	};
+	struct kiwi_recv_wr rwr[2] = {
+		{ .wr_id = 1, .sg_list = sge, .num_sge = 1, .next = &rwr[1] },
+		{ .wr_id = 2, .sg_list = sge, .num_sge = 1 },
+	};
+	struct kiwi_send_wr swr = { .sg_list = sge, .num_sge = 2,
+				    .opcode = KIWI_WR_SEND };
+	const struct kiwi_send_wr *sbad = NULL;
+	const struct kiwi_recv_wr *rbad = NULL;
+
+	KUNIT_EXPECT_EQ(test, kiwi_post_recv(b->qp, &rwr[1], &rbad), -EACCES);
+	sge[0] = (struct kiwi_sge) { .addr = b->mr->iova, .length = 8,
+				     .lkey = b->mr->lkey ^ 1 };
+	KUNIT_EXPECT_EQ(test, kiwi_post_recv(b->qp, &rwr[1], &rbad), -EINVAL);
+	sge[0] = (struct kiwi_sge) { .addr = b->mr->iova + DPT_BUF - 4,
+				     .length = 8, .lkey = b->mr->lkey };
+	KUNIT_EXPECT_EQ(test, kiwi_post_recv(b->qp, &rwr[1], &rbad), -EINVAL);
+	sge[0].addr = b->mr->iova;
+	rwr[1].num_sge = 3;
+	KUNIT_EXPECT_EQ(test, kiwi_post_recv(b->qp, rwr, &rbad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, rbad, &rwr[1]);
+	rwr[1].num_sge = 1;
+	KUNIT_EXPECT_EQ(test, kiwi_post_recv(b->qp, &rwr[1], &rbad), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_post_recv(b->qp, &rwr[1], &rbad), -ENOMEM);
+
+	dpt_connect(d);
+	sge[0] = (struct kiwi_sge) { .addr = a->mr->iova, .length = SZ_512K,
+				     .lkey = a->mr->lkey };
+	sge[1] = sge[0];
+	sge[1].length = SZ_512K + 1;
+	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &swr, &sbad), -EMSGSIZE);
+	swr.opcode = KIWI_WR_RDMA_WRITE;
+	sge[1].length = 8;
+	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &swr, &sbad), -EOPNOTSUPP);
+	KUNIT_EXPECT_PTR_EQ(test, sbad, &swr);
+	cmt_teardown(d->t);
+}
+
+/* The peer's TERMINATE and both QPs in ERROR after a protocol error. */
+static void dpt_expect_terminated(struct dpt *d, u32 layer, u32 etype,
+				  u32 ecode)
+{
+	struct kunit *test = d->t->test;
+	const struct cmt_rec *r;
+	u32 ctrl = 0;
+
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -EPROTO);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[0]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
+	KUNIT_EXPECT_TRUE(test, kiwi_softiw_qp_terminate(d->s[0].qp, &ctrl));
+	KUNIT_EXPECT_EQ(test, ctrl >> 28, layer);
+	KUNIT_EXPECT_EQ(test, (ctrl >> 24) & 0xf, etype);
+	KUNIT_EXPECT_EQ(test, (ctrl >> 16) & 0xff, ecode);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(d->s[0].qp), KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(d->s[1].qp), KIWI_QPS_ERROR);
+}
+
+/* A message longer than its RECV: the RECV fails, the peer is terminated. */
+static void dp_recv_too_small(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23206, 16, 4, 4);
+	struct kiwi_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dpt_recv(&d->s[1], 1, 0, 100), 0);
+	dpt_connect(d);
+	KUNIT_ASSERT_EQ(test, dpt_send(&d->s[0], 2, 0, 200, 0), 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(&d->s[1], &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, -EMSGSIZE);
+	/* DDP, untagged buffer, message too long */
+	dpt_expect_terminated(d, 1, 2, 5);
+	/* No byte beyond the posted 100. */
+	KUNIT_EXPECT_EQ(test, d->s[1].buf[100], 0);
+	cmt_teardown(d->t);
+}
+
+/* A SEND with no RECV posted. */
+static void dp_send_without_recv(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23207, 16, 4, 4);
+
+	dpt_connect(d);
+	KUNIT_ASSERT_EQ(test, dpt_send(&d->s[0], 2, 0, 10, 0), 0);
+	/* DDP, untagged buffer, invalid MSN: no buffer */
+	dpt_expect_terminated(d, 1, 2, 2);
+	cmt_teardown(d->t);
+}
+
+/* NEXT_COMP fires once per arming; SOLICITED only for solicited messages. */
+static void dp_cq_notify(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23208, 32, 8, 8);
+	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	struct kiwi_wc wc;
+	int i;
+
+	dpt_connect(d);
+	for (i = 0; i < 6; i++)
+		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * 64, 64), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 0, 0, 4, 0), 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+	KUNIT_EXPECT_TRUE(test, dpt_wait_calls(b, 0));
+
+	KUNIT_ASSERT_EQ(test, kiwi_req_notify_cq(b->cq, KIWI_CQ_NEXT_COMP), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 1, 0, 4, 0), 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+	KUNIT_EXPECT_TRUE(test, dpt_wait_calls(b, 1));
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 2, 0, 4, 0), 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+	KUNIT_EXPECT_TRUE(test, dpt_wait_calls(b, 1));
+
+	KUNIT_ASSERT_EQ(test, kiwi_req_notify_cq(b->cq, KIWI_CQ_SOLICITED), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 3, 0, 4, 0), 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+	KUNIT_EXPECT_TRUE(test, dpt_wait_calls(b, 1));
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 4, 0, 4, KIWI_SEND_SOLICITED), 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 4ULL);
+	KUNIT_EXPECT_TRUE(test, dpt_wait_calls(b, 2));
+	KUNIT_EXPECT_TRUE(test, dpt_wait_calls(a, 0));
+	cmt_teardown(d->t);
+}
+
+/*
+ * A RECV completion that does not fit: the completions that fit are
+ * polled, then -EOVERFLOW; the QP is in ERROR and the peer terminated.
+ */
+static void dp_cq_overflow(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23209, 2, 4, 4);
+	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	const struct cmt_rec *r;
+	struct kiwi_wc wc[4];
+	u32 ctrl = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * 64, 64), 0);
+	dpt_connect(d);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, dpt_send(a, i, 0, 4, 0), 0);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(b->cq, 4, wc), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 0ULL);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(b->cq, 4, wc), -EOVERFLOW);
+	KUNIT_EXPECT_GE(test, atomic_read(&b->calls), 1);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(b->qp), KIWI_QPS_ERROR);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[0]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_TRUE(test, kiwi_softiw_qp_terminate(a->qp, &ctrl));
+	KUNIT_EXPECT_EQ(test, ctrl >> 24, 0U);	/* RDMAP, catastrophic */
+	cmt_teardown(d->t);
+}
+
+/* Destroying a QP with sends on the wire completes each of them once. */
+static void dp_destroy_in_flight(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23210, 64, 16, 16);
+	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	int i;
+
+	dpt_connect(d);
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * DPT_CHUNK, DPT_CHUNK),
+				0);
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_EQ(test, dpt_send(a, i, i * DPT_CHUNK, DPT_CHUNK,
+					       KIWI_SEND_SIGNALED), 0);
+	cmt_destroy(d->t, d->id[0]);
+	cmt_destroy_qp(d->t, a->qp);
+	dpt_check_flushed(test, a, 0, 16, 0, 0);
+	KUNIT_EXPECT_NOT_NULL(test, cmt_wait(d->t, KIWI_CM_EVENT_CLOSE,
+					     d->id[1]));
+	cmt_teardown(d->t);
+}
+
+/*
+ * A graceful close lets posted sends finish; the RECVs left over are
+ * flushed before CLOSE reaches the ULP.
+ */
+static void dp_graceful_drains(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23211, 64, 16, 32);
+	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	const struct cmt_rec *r;
+	struct kiwi_wc wc;
+	int i, bad = 0;
+
+	dpt_connect(d);
+	for (i = 0; i < 18; i++)
+		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * DPT_CHUNK / 2,
+					       DPT_CHUNK / 2), 0);
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_EQ(test, dpt_send(a, i, 0, DPT_CHUNK / 2,
+					       KIWI_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_disconnect(d->id[0],
+						 KIWI_CM_DISCONNECT_GRACEFUL),
+			0);
+	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(d->t, KIWI_CM_EVENT_DISCONNECT,
+					     d->id[1]));
+	for (i = 0; i < 16; i++) {
+		KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+		bad += wc.wr_id != i || wc.status;
+		KUNIT_ASSERT_EQ(test, dpt_poll(a, &wc), 1);
+		bad += wc.wr_id != i || wc.status;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_disconnect(d->id[1],
+						 KIWI_CM_DISCONNECT_GRACEFUL),
+			0);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, 0);
+	dpt_check_flushed(test, b, 0, 0, 16, 2);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[0]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, 0);
+	cmt_teardown(d->t);
+}
+
+/*
+ * A peer that stops reading (a raw client that did MPA by hand): once
+ * both windows are full, nothing it answers moves the data, and after
+ * dead_peer_ms the connection ends with CLOSE(-ETIMEDOUT), sends flushed.
+ */
+static void dp_dead_peer(struct kunit *test)
+{
+	static const u8 req[20] = "MPA ID Req Frame\x00\x01\x00\x00";
+	struct kiwi_conn_param cp = { .ird = 1, .ord = 1 };
+	const struct cmt_rec *r;
+	struct dpt_side *b;
+	struct socket *raw;
+	struct kiwi_wc wc;
+	struct dpt *d;
+	int i, n = 0, bad = 0;
+	u8 rep[20];
+
+	cmt_param(test, "dead_peer_ms", "2000");
+	d = dpt_setup(test, 23212, 64, 16, 4);
+	b = &d->s[1];
+	cmt_listen(d->t);
+	raw = cmt_raw_connect(test, d->t->port);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(raw, req, sizeof(req)), 20);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	d->id[1] = r->id;
+	cp.qpn = b->qp->qpn;
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(d->id[1], &cp), 0);
+	KUNIT_ASSERT_EQ(test, cmt_raw_recv(raw, rep, sizeof(rep), 3000), 20);
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_EQ(test, dpt_send(b, i, 0, SOFTIW_MAX_MSG, 0), 0);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
+	if (!r)
+		r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ETIMEDOUT);
+	while (kiwi_poll_cq(b->cq, 1, &wc) == 1) {
+		n++;
+		bad += wc.status != -ECANCELED;
+	}
+	KUNIT_EXPECT_GT(test, n, 0);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	cmt_raw_close(raw, true);
+	cmt_teardown(d->t);
+}
+
+static struct kunit_case dp_cases[] = {
+	KUNIT_CASE_PARAM(dp_message_size, dpt_size_gen_params),
+	KUNIT_CASE(dp_many_in_order),
+	KUNIT_CASE(dp_unsignaled),
+	KUNIT_CASE(dp_flush_on_error),
+	KUNIT_CASE(dp_post_in_error),
+	KUNIT_CASE(dp_post_checks),
+	KUNIT_CASE(dp_recv_too_small),
+	KUNIT_CASE(dp_send_without_recv),
+	KUNIT_CASE(dp_cq_notify),
+	KUNIT_CASE(dp_cq_overflow),
+	KUNIT_CASE(dp_destroy_in_flight),
+	KUNIT_CASE(dp_graceful_drains),
+	KUNIT_CASE(dp_dead_peer),
+	{}
+};
+
+static struct kunit_suite dp_suite = {
+	.suite_init = cmt_suite_init,
+	.suite_exit = cmt_suite_exit,
+	.name = "kiwi_softiw_datapath",
+	.exit = dpt_exit,
+	.test_cases = dp_cases,
+};
+
+kunit_test_suite(dp_suite);
