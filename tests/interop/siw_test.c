@@ -29,6 +29,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define IPT_WAIT_MS	15000	/* an event, under TCG and a loaded host */
 #define IPT_TOOL_SECS	40	/* ucmatose is killed after this long */
+#define IPT_SIW_SETTLE_MS 2000	/* see ipt_kiwi_listens() */
 /*
  * insmod waits for each case uninterruptibly, and a case (two process
  * starts under TCG, on a loaded host) may take longer than the test
@@ -524,6 +525,14 @@ static void ipt_kiwi_listens(struct ipt *t, struct ipt_capture *cap)
 	if (t->c->refused) {
 		ipt_refused(t);
 	} else {
+		/*
+		 * Linux 6.1's siw runs its socket's data_ready in process
+		 * context without BHs off when FPDUs come right behind the
+		 * MPA Reply (siw_cm_work_handler() in RDMA mode), which
+		 * lockdep reports once a socket lock nests the callback
+		 * lock. Give it time to take the Reply alone.
+		 */
+		msleep(IPT_SIW_SETTLE_MS);
 		ipt_send_all(t);
 		ipt_reap(t, KIWI_WC_SEND, IPT_MSGS);
 		ipt_reap(t, KIWI_WC_RECV, IPT_MSGS);
