@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kiwi_interop_test: kiwi's softiw against Linux's siw and rdma-core's
+ * ucmatose over the test VM's veth pair. The peer side runs in user space
+ * (tests/interop/kiwi-peer, started with call_usermodehelper); the packets
+ * of each connection are watched on kv0.
+ */
+#ifndef _KIWI_INTEROP_H
+#define _KIWI_INTEROP_H
+
+#include <kunit/test.h>
+#include <linux/types.h>
+
+/* kiwi's side (kv0, initial namespace) and the peer's (kv1). */
+#define IPT_KIWI_IFNAME		"kv0"
+#define IPT_KIWI_DEVICE		"softiw_kv0"
+#define IPT_KIWI_ADDR		0xc6120001	/* 198.18.0.1 */
+#define IPT_PEER_ADDR		0xc6120002	/* 198.18.0.2 */
+#define IPT_PEER_ADDR_STR	"198.18.0.2"
+#define IPT_KIWI_ADDR_STR	"198.18.0.1"
+
+int ipt_peer(const char *cmd, const char *arg1, const char *arg2);
+int ipt_peer_start(const char *tag, int secs, const char *const *args);
+void ipt_peer_print(const char *name);
+
+/**
+ * struct ipt_mpa_frame - an MPA Request or Reply seen on the wire
+ * @seen: it was seen
+ * @flags: its flags byte (M C R E and reserved bits)
+ * @rev: its revision
+ * @pd_len: its PD_Length
+ * @ird: IRD field of the enhanced word, if any
+ * @ord: ORD field of the enhanced word, if any
+ */
+struct ipt_mpa_frame {
+	bool seen;
+	u8 flags;
+	u8 rev;
+	u16 pd_len;
+	u16 ird;
+	u16 ord;
+};
+
+/**
+ * struct ipt_wire - the MPA frames of one connection on kv0
+ * @req: the Request
+ * @rep: the Reply
+ */
+struct ipt_wire {
+	struct ipt_mpa_frame req;
+	struct ipt_mpa_frame rep;
+};
+
+struct ipt_capture;
+
+struct ipt_capture *ipt_capture_start(struct kunit *test, u16 port);
+void ipt_capture_read(struct ipt_capture *cap, struct ipt_wire *wire);
+
+#endif /* _KIWI_INTEROP_H */

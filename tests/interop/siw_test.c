@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_interop_siw: kiwi's softiw on kv0 against Linux's siw on kv1 (the
+ * peer namespace), driven there by rdma-core's ucmatose. Each case is one
+ * connection in one direction with one MPA revision and CRC setting of
+ * kiwi's; siw in Linux 6.1 has no settings (always revision 2, CRC only if
+ * the peer asks for it). The MPA frames both stacks sent are checked on
+ * the wire, the events and private data on kiwi's side, the exit status of
+ * ucmatose on siw's.
+ */
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+
+#include <kiwi/iw_cm.h>
+#include <kiwi/provider.h>
+#include <kiwi/verbs.h>
+
+#include "interop.h"
+#include "kiwi_test.h"
+#include "softiw.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+#define IPT_WAIT_MS	15000	/* an event, under TCG and a loaded host */
+#define IPT_TOOL_SECS	40	/* ucmatose is killed after this long */
+#define IPT_SIW_SETTLE_MS 2000	/* see ipt_kiwi_listens() */
+/*
+ * insmod waits for each case uninterruptibly, and a case (two process
+ * starts under TCG, on a loaded host) may take longer than the test
+ * kernel's 60 s hung task timeout: the suite raises it for its duration.
+ */
+#define IPT_HUNG_PATH	"/proc/sys/kernel/hung_task_timeout_secs"
+#define IPT_HUNG_SECS	"240"
+#define IPT_PORT_BASE	18500	/* + the case's index */
+#define IPT_MAX_RECS	16
+#define IPT_KIWI_PD	"kiwi-pd"
+#define IPT_IRD_ORD	1	/* what ucmatose asks for */
+/* ucmatose's -C and -S: messages each way, each over several FPDUs. */
+#define IPT_MSGS	4
+#define IPT_MSG_SIZE	3000
+#define IPT_MSGS_STR	"4"
+#define IPT_MSG_SIZE_STR "3000"
+
+#define MPA_FLAG_CRC	0x40
+#define MPA_FLAG_REJECT	0x20
+#define MPA_FLAG_ENH	0x10
+
+/**
+ * struct ipt_case - one connection
+ * @name: its name
+ * @kiwi_listens: kiwi is the responder, ucmatose the initiator
+ * @rev: kiwi_softiw's mpa_rev
+ * @crc: kiwi_softiw's mpa_crc
+ * @refused: siw refuses kiwi's Reply (a revision 1 Reply to its revision 2
+ *	Request; RFC 6581 allows the fall back, siw does not)
+ */
+struct ipt_case {
+	const char *name;
+	bool kiwi_listens;
+	u8 rev;
+	bool crc;
+	bool refused;
+};
+
+static const struct ipt_case ipt_cases[] = {
+	{ "kiwi_connects_rev1",		false, 1, false, false },
+	{ "kiwi_connects_rev1_crc",	false, 1, true,  false },
+	{ "kiwi_connects_rev2",		false, 2, false, false },
+	{ "kiwi_connects_rev2_crc",	false, 2, true,  false },
+	{ "siw_connects_rev1_refused",	true,  1, false, true },
+	{ "siw_connects_rev1_crc_refused", true, 1, true, true },
+	{ "siw_connects_rev2",		true,  2, false, false },
+	{ "siw_connects_rev2_crc",	true,  2, true,  false },
+};
+
+static void ipt_case_desc(const struct ipt_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ipt, ipt_cases, ipt_case_desc);
+
+/**
+ * struct ipt_rec - one kiwi event
+ * @id: the id
+ * @event: its type
+ * @status: its status
+ * @len: private data length
+ * @ird: IRD reported
+ * @ord: ORD reported
+ */
+struct ipt_rec {
+	struct kiwi_cm_id *id;
+	u8 event;
+	int status;
+	u16 len;
+	u16 ird;
+	u16 ord;
+};
+
+/**
+ * struct ipt - one case's kiwi side, freed by a KUnit resource
+ * @test: the test
+ * @c: the case
+ * @port: the listener's port (kiwi's or ucmatose's)
+ * @tag: names the peer tool's log
+ * @peer: the peer tool was started and must be waited for
+ * @dev: softiw_kv0
+ * @cq: the QP's CQ
+ * @qp: the QP, or NULL
+ * @listen: kiwi's listening id, or NULL
+ * @conn: kiwi's connected id (active, or the request's child), or NULL
+ * @lock: protects @recs, @n and @conn
+ * @wq: woken on each event
+ * @recs: events
+ * @n: their number
+ * @rev: mpa_rev before the case
+ * @crc: mpa_crc before the case
+ * @buf: IPT_MSGS receive buffers, then IPT_MSGS send buffers
+ * @mr: @buf's MR, or NULL
+ * @done: completions reaped, by opcode (KIWI_WC_SEND, KIWI_WC_RECV)
+ */
+struct ipt {
+	struct kunit *test;
+	const struct ipt_case *c;
+	u16 port;
+	char tag[16];
+	bool peer;
+	struct kiwi_device *dev;
+	struct kiwi_cq *cq;
+	struct kiwi_qp *qp;
+	struct kiwi_cm_id *listen;
+	struct kiwi_cm_id *conn;
+	spinlock_t lock;	/* protects recs, n and conn */
+	wait_queue_head_t wq;
+	struct ipt_rec recs[IPT_MAX_RECS];
+	int n;
+	char rev[8];
+	char crc[8];
+	u8 *buf;
+	struct kiwi_mr *mr;
+	int done[KIWI_WC_RECV + 1];
+};
+
+static int ipt_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
+{
+	struct ipt *t = id->context;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->n < IPT_MAX_RECS)
+		t->recs[t->n++] = (struct ipt_rec) {
+			.id = id, .event = ev->event, .status = ev->status,
+			.len = ev->private_data_len,
+			.ird = ev->ird, .ord = ev->ord,
+		};
+	/* A request's child id is the fixture's to destroy. */
+	if (ev->event == KIWI_CM_EVENT_CONNECT_REQUEST && !t->conn)
+		t->conn = id;
+	spin_unlock_irqrestore(&t->lock, flags);
+	wake_up(&t->wq);
+	return 0;
+}
+
+static const struct ipt_rec *ipt_find(struct ipt *t, u8 event,
+				      struct kiwi_cm_id *id)
+{
+	const struct ipt_rec *found = NULL;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&t->lock, flags);
+	for (i = 0; i < t->n && !found; i++)
+		if (t->recs[i].event == event && (!id || t->recs[i].id == id))
+			found = &t->recs[i];
+	spin_unlock_irqrestore(&t->lock, flags);
+	return found;
+}
+
+/* An event of kiwi's, or NULL after IPT_WAIT_MS. */
+static const struct ipt_rec *ipt_wait(struct ipt *t, u8 event,
+				      struct kiwi_cm_id *id)
+{
+	const struct ipt_rec *r = NULL;
+
+	wait_event_timeout(t->wq, (r = ipt_find(t, event, id)) != NULL,
+			   msecs_to_jiffies(IPT_WAIT_MS));
+	return r;
+}
+
+static void ipt_param_path(char *path, size_t len, const char *name)
+{
+	snprintf(path, len, "/sys/module/kiwi_softiw/parameters/%s", name);
+}
+
+static int ipt_write(const char *path, const char *value)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open(path, O_WRONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, value, strlen(value), &pos);
+	filp_close(f, NULL);
+	return n < 0 ? n : 0;
+}
+
+static int ipt_param_set(const char *name, const char *value)
+{
+	char path[64];
+
+	ipt_param_path(path, sizeof(path), name);
+	return ipt_write(path, value);
+}
+
+static void ipt_params(struct ipt *t)
+{
+	char path[64];
+
+	ipt_param_path(path, sizeof(path), "mpa_rev");
+	KUNIT_ASSERT_GT(t->test, kiwi_test_read_file(path, t->rev,
+						     sizeof(t->rev)), 0);
+	ipt_param_path(path, sizeof(path), "mpa_crc");
+	KUNIT_ASSERT_GT(t->test, kiwi_test_read_file(path, t->crc,
+						     sizeof(t->crc)), 0);
+	KUNIT_ASSERT_EQ(t->test, ipt_param_set("mpa_rev",
+					       t->c->rev == 1 ? "1" : "2"), 0);
+	KUNIT_ASSERT_EQ(t->test, ipt_param_set("mpa_crc",
+					       t->c->crc ? "Y" : "N"), 0);
+}
+
+/*
+ * The order matters: kiwi's ids go first, so that a ucmatose still waiting
+ * for a disconnect sees one and ends; then the peer is waited for, so that
+ * it never overlaps the next case.
+ */
+static void ipt_free(struct kunit_resource *res)
+{
+	struct ipt *t = res->data;
+
+	if (t->conn)
+		kiwi_cm_destroy_id(t->conn);
+	if (t->listen)
+		kiwi_cm_destroy_id(t->listen);
+	if (t->peer) {
+		ipt_peer("wait", t->tag, NULL);
+		ipt_peer_print(t->tag);
+	}
+	if (t->qp)
+		kiwi_destroy_qp(t->qp);
+	if (t->mr)
+		kiwi_dereg_mr(t->mr);
+	kfree(t->buf);
+	if (t->cq)
+		kiwi_destroy_cq(t->cq);
+	kiwi_device_put(t->dev);
+	if (t->rev[0])
+		ipt_param_set("mpa_rev", t->rev);
+	if (t->crc[0])
+		ipt_param_set("mpa_crc", t->crc);
+}
+
+static struct ipt *ipt_setup(struct kunit *test)
+{
+	const struct ipt_case *c = test->param_value;
+	struct ipt *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct kiwi_device *dev = kiwi_device_get_by_name(IPT_KIWI_DEVICE);
+	struct kunit_resource *res;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	t->test = test;
+	t->c = c;
+	t->dev = dev;
+	t->port = IPT_PORT_BASE + (c - ipt_cases);
+	snprintf(t->tag, sizeof(t->tag), "case%d", (int)(c - ipt_cases));
+	spin_lock_init(&t->lock);
+	init_waitqueue_head(&t->wq);
+	res = kunit_alloc_resource(test, NULL, ipt_free, GFP_KERNEL, t);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	ipt_params(t);
+	t->cq = kiwi_create_cq(dev, 2 * IPT_MSGS, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq));
+	return t;
+}
+
+static void ipt_addr(struct sockaddr_storage *ss, u32 addr, u16 port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	sin->sin_addr.s_addr = htonl(addr);
+}
+
+static u32 ipt_qp(struct ipt *t)
+{
+	struct kiwi_qp_init_attr init = {
+		.send_cq = t->cq, .recv_cq = t->cq,
+		.cap = { .max_send_wr = IPT_MSGS, .max_recv_wr = IPT_MSGS,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct kiwi_qp *qp = kiwi_create_qp(t->dev, &init);
+
+	KUNIT_ASSERT_FALSE(t->test, IS_ERR(qp));
+	t->qp = qp;
+	return qp->qpn;
+}
+
+static u8 *ipt_msg(struct ipt *t, int i, bool send)
+{
+	return t->buf + ((send ? IPT_MSGS : 0) + i) * IPT_MSG_SIZE;
+}
+
+static int ipt_post_recv(struct ipt *t, int i)
+{
+	struct kiwi_sge sge = {
+		.addr = (uintptr_t)ipt_msg(t, i, false),
+		.length = IPT_MSG_SIZE, .lkey = t->mr->lkey,
+	};
+	struct kiwi_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	const struct kiwi_recv_wr *bad;
+
+	return kiwi_post_recv(t->qp, &wr, &bad);
+}
+
+static int ipt_post_send(struct ipt *t, int i)
+{
+	u8 *msg = ipt_msg(t, i, true);
+	struct kiwi_sge sge = {
+		.addr = (uintptr_t)msg, .length = IPT_MSG_SIZE,
+		.lkey = t->mr->lkey,
+	};
+	struct kiwi_send_wr wr = {
+		.wr_id = i, .sg_list = &sge, .num_sge = 1,
+		.opcode = KIWI_WR_SEND, .send_flags = KIWI_SEND_SIGNALED,
+	};
+	const struct kiwi_send_wr *bad;
+	int j;
+
+	for (j = 0; j < IPT_MSG_SIZE; j++)
+		msg[j] = i * 7 + j;
+	return kiwi_post_send(t->qp, &wr, &bad);
+}
+
+/* A QP with IPT_MSGS RECVs posted before the peer can send anything. */
+static u32 ipt_qp_ready(struct ipt *t)
+{
+	u32 qpn = ipt_qp(t);
+	struct kiwi_mr *mr;
+	int i;
+
+	t->buf = kzalloc(2 * IPT_MSGS * IPT_MSG_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(t->test, t->buf);
+	mr = kiwi_reg_kernel_mr(t->dev, t->buf, 2 * IPT_MSGS * IPT_MSG_SIZE,
+				KIWI_ACCESS_LOCAL_WRITE);
+	KUNIT_ASSERT_FALSE(t->test, IS_ERR(mr));
+	t->mr = mr;
+	for (i = 0; i < IPT_MSGS; i++)
+		KUNIT_ASSERT_EQ(t->test, ipt_post_recv(t, i), 0);
+	return qpn;
+}
+
+static void ipt_send_all(struct ipt *t)
+{
+	int i;
+
+	for (i = 0; i < IPT_MSGS; i++)
+		KUNIT_ASSERT_EQ(t->test, ipt_post_send(t, i), 0);
+}
+
+/* Take completions until @n of @opcode are in; each must be a success. */
+static void ipt_reap(struct ipt *t, enum kiwi_wc_opcode opcode, int n)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(IPT_WAIT_MS);
+	struct kiwi_wc wc;
+	int ret;
+
+	while (t->done[opcode] < n && time_before(jiffies, end)) {
+		ret = kiwi_poll_cq(t->cq, 1, &wc);
+		KUNIT_ASSERT_GE(t->test, ret, 0);
+		if (!ret) {
+			msleep(20);
+			continue;
+		}
+		KUNIT_EXPECT_EQ(t->test, wc.status, 0);
+		KUNIT_ASSERT_LE(t->test, wc.opcode, KIWI_WC_RECV);
+		if (wc.opcode == KIWI_WC_RECV)
+			KUNIT_EXPECT_EQ(t->test, wc.byte_len, IPT_MSG_SIZE);
+		t->done[wc.opcode]++;
+	}
+	KUNIT_ASSERT_EQ_MSG(t->test, t->done[opcode], n, "completions of %d",
+			    opcode);
+}
+
+static void ipt_start_peer(struct ipt *t, const char *const *args)
+{
+	int ret = ipt_peer_start(t->tag, IPT_TOOL_SECS, args);
+
+	KUNIT_ASSERT_EQ_MSG(t->test, ret, 0, "kiwi-peer start");
+	t->peer = true;
+}
+
+/* The peer's exit status; it is waited for only once. */
+static int ipt_wait_peer(struct ipt *t)
+{
+	int ret = ipt_peer("wait", t->tag, NULL);
+
+	t->peer = false;
+	ipt_peer_print(t->tag);
+	return ret;
+}
+
+static bool ipt_peer_log_has(struct ipt *t, const char *what)
+{
+	char path[48], *buf = kunit_kzalloc(t->test, 2048, GFP_KERNEL);
+
+	snprintf(path, sizeof(path), "/run/kiwi-peer/%s.log", t->tag);
+	return buf && kiwi_test_read_file(path, buf, 2048) > 0 &&
+	       strstr(buf, what);
+}
+
+/* The frames on kv0: the initiator's Request, the responder's Reply. */
+static void ipt_check_frame(struct kunit *test, const struct ipt_mpa_frame *f,
+			    u8 rev, bool crc, u16 ulp_len)
+{
+	bool enh = rev == 2;
+
+	KUNIT_ASSERT_TRUE(test, f->seen);
+	KUNIT_EXPECT_EQ(test, f->rev, rev);
+	KUNIT_EXPECT_EQ(test, !!(f->flags & MPA_FLAG_CRC), crc);
+	KUNIT_EXPECT_EQ(test, !!(f->flags & MPA_FLAG_ENH), enh);
+	KUNIT_EXPECT_FALSE(test, f->flags & MPA_FLAG_REJECT);
+	KUNIT_EXPECT_EQ(test, f->pd_len, ulp_len + (enh ? 4 : 0));
+	if (!enh)
+		return;
+	KUNIT_EXPECT_EQ(test, f->ird, IPT_IRD_ORD);
+	KUNIT_EXPECT_EQ(test, f->ord, IPT_IRD_ORD);
+}
+
+static void ipt_close(struct ipt *t, struct kiwi_cm_id *id)
+{
+	int ret = kiwi_cm_disconnect(id, KIWI_CM_DISCONNECT_GRACEFUL);
+	const struct ipt_rec *r;
+
+	KUNIT_EXPECT_EQ(t->test, ret, 0);
+	r = ipt_wait(t, KIWI_CM_EVENT_CLOSE, id);
+	KUNIT_ASSERT_NOT_NULL_MSG(t->test, r, "no CLOSE");
+	KUNIT_EXPECT_EQ(t->test, r->status, 0);
+}
+
+/*
+ * ucmatose's client echoes: it receives every message into one buffer, then
+ * sends that buffer back as often. So kiwi must get its own last message
+ * back each time, as siw received it.
+ */
+static void ipt_check_echo(struct ipt *t)
+{
+	int i;
+
+	for (i = 0; i < IPT_MSGS; i++)
+		KUNIT_EXPECT_EQ_MSG(t->test,
+				    memcmp(ipt_msg(t, i, false),
+					   ipt_msg(t, IPT_MSGS - 1, true),
+					   IPT_MSG_SIZE), 0, "message %d", i);
+}
+
+/* siw refused kiwi's Reply and closed its socket: a FIN, kiwi closes too. */
+static void ipt_refused(struct ipt *t)
+{
+	struct kunit *test = t->test;
+
+	KUNIT_EXPECT_NE(test, ipt_wait_peer(t), 0);
+	KUNIT_EXPECT_TRUE(test, ipt_peer_log_has(t, "REJECTED"));
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ipt_wait(t, KIWI_CM_EVENT_DISCONNECT,
+						 t->conn), "no DISCONNECT");
+	ipt_close(t, t->conn);
+}
+
+/*
+ * kiwi listens on kv0, ucmatose connects from the peer namespace: siw
+ * sends a revision 2 Request without CRC; kiwi's Reply has kiwi's
+ * settings. The responder sends first.
+ */
+static void ipt_kiwi_listens(struct ipt *t, struct ipt_capture *cap)
+{
+	struct kunit *test = t->test;
+	char port[8];
+	const char *const args[] = { "-s", IPT_KIWI_ADDR_STR, "-p", port,
+			       "-C", IPT_MSGS_STR, "-S", IPT_MSG_SIZE_STR,
+			       NULL };
+	struct kiwi_conn_param p = {
+		.private_data = IPT_KIWI_PD,
+		.private_data_len = strlen(IPT_KIWI_PD),
+		.ird = IPT_IRD_ORD, .ord = IPT_IRD_ORD,
+	};
+	const struct ipt_rec *r;
+	struct ipt_wire wire;
+
+	t->listen = kiwi_cm_create_id(t->dev, ipt_handler, t);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(t->listen));
+	ipt_addr(&t->listen->local_addr, IPT_KIWI_ADDR, t->port);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(t->listen, 4), 0);
+	snprintf(port, sizeof(port), "%u", t->port);
+	ipt_start_peer(t, args);
+
+	r = ipt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, r, "no CONNECT_REQUEST");
+	KUNIT_EXPECT_EQ(test, r->len, 0);
+	KUNIT_EXPECT_EQ(test, r->ird, IPT_IRD_ORD);
+	KUNIT_EXPECT_EQ(test, r->ord, IPT_IRD_ORD);
+	p.qpn = ipt_qp_ready(t);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(t->conn, &p), 0);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ipt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
+						 t->conn), "no ESTABLISHED");
+	if (t->c->refused) {
+		ipt_refused(t);
+	} else {
+		/*
+		 * Linux 6.1's siw runs its socket's data_ready in process
+		 * context without BHs off when FPDUs come right behind the
+		 * MPA Reply (siw_cm_work_handler() in RDMA mode), which
+		 * lockdep reports once a socket lock nests the callback
+		 * lock. Give it time to take the Reply alone.
+		 */
+		msleep(IPT_SIW_SETTLE_MS);
+		ipt_send_all(t);
+		ipt_reap(t, KIWI_WC_SEND, IPT_MSGS);
+		ipt_reap(t, KIWI_WC_RECV, IPT_MSGS);
+		ipt_check_echo(t);
+		ipt_close(t, t->conn);
+		KUNIT_EXPECT_EQ(test, ipt_wait_peer(t), 0);
+	}
+	ipt_capture_read(cap, &wire);
+	ipt_check_frame(test, &wire.req, 2, false, 0);
+	ipt_check_frame(test, &wire.rep, t->c->rev, t->c->crc,
+			strlen(IPT_KIWI_PD));
+}
+
+/*
+ * ucmatose listens in the peer namespace, kiwi connects: kiwi's Request
+ * has kiwi's settings, siw answers in the same revision and with CRC if
+ * asked for. ucmatose's server sends first, then kiwi answers, then the
+ * server disconnects.
+ */
+static void ipt_kiwi_connects(struct ipt *t, struct ipt_capture *cap)
+{
+	struct kunit *test = t->test;
+	char port[8];
+	const char *const args[] = { "-b", IPT_PEER_ADDR_STR, "-p", port,
+			       "-C", IPT_MSGS_STR, "-S", IPT_MSG_SIZE_STR,
+			       NULL };
+	struct kiwi_conn_param p = {
+		.private_data = IPT_KIWI_PD,
+		.private_data_len = strlen(IPT_KIWI_PD),
+		.ird = IPT_IRD_ORD, .ord = IPT_IRD_ORD,
+	};
+	const struct ipt_rec *r;
+	struct ipt_wire wire;
+
+	snprintf(port, sizeof(port), "%u", t->port);
+	ipt_start_peer(t, args);
+	KUNIT_ASSERT_EQ_MSG(test, ipt_peer("listening", port, NULL), 0,
+			    "ucmatose does not listen");
+	t->conn = kiwi_cm_create_id(t->dev, ipt_handler, t);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(t->conn));
+	ipt_addr(&t->conn->remote_addr, IPT_PEER_ADDR, t->port);
+	p.qpn = ipt_qp_ready(t);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(t->conn, &p), 0);
+
+	r = ipt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, t->conn);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, r, "no CONNECT_REPLY");
+	KUNIT_ASSERT_EQ(test, r->status, 0);
+	KUNIT_EXPECT_EQ(test, r->len, 0);
+	ipt_reap(t, KIWI_WC_RECV, IPT_MSGS);
+	ipt_send_all(t);
+	ipt_reap(t, KIWI_WC_SEND, IPT_MSGS);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ipt_wait(t, KIWI_CM_EVENT_DISCONNECT,
+						 t->conn), "no DISCONNECT");
+	ipt_close(t, t->conn);
+	KUNIT_EXPECT_EQ(test, ipt_wait_peer(t), 0);
+	ipt_capture_read(cap, &wire);
+	ipt_check_frame(test, &wire.req, t->c->rev, t->c->crc,
+			strlen(IPT_KIWI_PD));
+	ipt_check_frame(test, &wire.rep, t->c->rev, t->c->crc, 0);
+}
+
+static void ipt_connect(struct kunit *test)
+{
+	struct ipt *t = ipt_setup(test);
+	struct ipt_capture *cap = ipt_capture_start(test, t->port);
+
+	if (t->c->kiwi_listens)
+		ipt_kiwi_listens(t, cap);
+	else
+		ipt_kiwi_connects(t, cap);
+}
+
+/* Both stacks are there: kiwi's device on kv0, siw's on kv1. */
+static void ipt_ready(struct kunit *test)
+{
+	struct kiwi_device *dev = kiwi_device_get_by_name(IPT_KIWI_DEVICE);
+
+	KUNIT_EXPECT_NOT_NULL(test, dev);
+	if (dev)
+		kiwi_device_put(dev);
+	KUNIT_EXPECT_TRUE(test,
+			  kiwi_test_path_exists("/sys/class/infiniband/siw_kv1"));
+	KUNIT_EXPECT_TRUE(test, kiwi_test_path_exists("/usr/bin/ucmatose"));
+}
+
+static char ipt_hung_secs[16];
+
+static int ipt_suite_init(struct kunit_suite *suite)
+{
+	int ret;
+
+	if (kiwi_test_read_file(IPT_HUNG_PATH, ipt_hung_secs,
+				sizeof(ipt_hung_secs)) > 0)
+		ipt_write(IPT_HUNG_PATH, IPT_HUNG_SECS);
+	ret = kiwi_softiw_attach(IPT_KIWI_IFNAME);
+
+	if (ret && ret != -EEXIST) {
+		pr_err("kiwi_interop: attach %s: %d\n", IPT_KIWI_IFNAME, ret);
+		return ret;
+	}
+	ret = ipt_peer("link", NULL, NULL);
+	if (ret) {
+		pr_err("kiwi_interop: kiwi-peer link: %d\n", ret);
+		ipt_peer_print("kiwi-peer");
+	}
+	return 0;
+}
+
+static void ipt_suite_exit(struct kunit_suite *suite)
+{
+	if (ipt_peer("unlink", NULL, NULL))
+		ipt_peer_print("kiwi-peer");
+	kiwi_softiw_detach(IPT_KIWI_IFNAME);
+	if (ipt_hung_secs[0])
+		ipt_write(IPT_HUNG_PATH, ipt_hung_secs);
+}
+
+static struct kunit_case ipt_test_cases[] = {
+	KUNIT_CASE(ipt_ready),
+	KUNIT_CASE_PARAM(ipt_connect, ipt_gen_params),
+	{}
+};
+
+static struct kunit_suite ipt_suite = {
+	.name = "kiwi_interop_siw",
+	.suite_init = ipt_suite_init,
+	.suite_exit = ipt_suite_exit,
+	.test_cases = ipt_test_cases,
+};
+
+kunit_test_suite(ipt_suite);
+
+MODULE_DESCRIPTION("KUnit: kiwi softiw against Linux siw and ucmatose");
+MODULE_LICENSE("GPL");
