@@ -52,7 +52,7 @@ static int softiw_rx_untagged_error(struct softiw_rx *rx, u8 ecode)
 				SOFTIW_TERM_DDP_UNTAGGED, ecode);
 }
 
-/* Receive into @vec; 0 at the end of the stream becomes SOFTIW_DP_EOF. */
+/* Receive into @vec; 0 at the end of the stream becomes -ENOTCONN. */
 static int softiw_rx_recv(struct softiw_cep *cep, struct kvec *vec,
 			  size_t nvec, size_t len)
 {
@@ -318,15 +318,27 @@ static int softiw_rx_advance(struct softiw_cep *cep, u32 *budget)
 	}
 }
 
+/*
+ * The stream ended: a FIN between FPDUs is a graceful close; one inside
+ * an FPDU cut a message short, an LLP error.
+ */
+static int softiw_rx_eof(const struct softiw_rx *rx)
+{
+	if (rx->stage == SOFTIW_RX_HDR && !rx->got)
+		return SOFTIW_DP_EOF;
+	return -ECONNRESET;
+}
+
 /**
  * softiw_rx_step() - take in what the peer sent, as far as it has arrived
  * @cep: the established endpoint
  *
  * Context: process context, the endpoint's mutex held.
  * Return: SOFTIW_DP_IDLE when the socket is empty, SOFTIW_DP_BUSY when
- * the budget is used up, SOFTIW_DP_EOF at the end of the stream;
- * -EPROTO for a protocol error (cep->rx.cause says which; send a
- * TERMINATE), -ECONNRESET for a TERMINATE received (or a reset),
+ * the budget is used up, SOFTIW_DP_EOF at the end of the stream between
+ * two FPDUs; -EPROTO for a protocol error (cep->rx.cause says which; send a
+ * TERMINATE), -ECONNRESET for a TERMINATE received, a reset or an end
+ * of the stream inside an FPDU,
  * -EOVERFLOW if a completion did not fit its CQ, or the socket's error.
  */
 int softiw_rx_step(struct softiw_cep *cep)
@@ -340,7 +352,7 @@ int softiw_rx_step(struct softiw_cep *cep)
 		if (ret == -EAGAIN)
 			return SOFTIW_DP_IDLE;
 		if (ret == -ENOTCONN)
-			return SOFTIW_DP_EOF;
+			return softiw_rx_eof(&cep->rx);
 		if (ret)
 			return ret;
 	}

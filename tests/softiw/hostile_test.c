@@ -7,7 +7,8 @@
  * cleanly, no CONNECT_REQUEST is made up, and the listener keeps working.
  * Then a client that completes MPA and writes FPDUs by hand: split into
  * 1-byte segments or several per segment (placed correctly), or with a
- * bad CRC, opcode, version or MSN (answered with the right TERMINATE).
+ * bad CRC, opcode, version or MSN (answered with the right TERMINATE),
+ * or cut short by a FIN (a reset, not a graceful close).
  */
 #include <asm/unaligned.h>
 #include <kunit/test.h>
@@ -465,6 +466,61 @@ static void hostile_fpdu_split(struct kunit *test)
 	cmt_teardown(t);
 }
 
+/* Where the peer's FIN cuts a 32-byte FPDU (5 payload bytes, CRC). */
+static const struct hostile_cut {
+	int at;
+	const char *desc;
+} hostile_cuts[] = {
+	{ 0, "before the FPDU: graceful" },
+	{ 10, "in the header" },
+	{ 22, "in the payload" },
+	{ 26, "in the pad" },
+	{ 30, "in the CRC" },
+};
+
+static void hostile_cut_desc(const struct hostile_cut *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hostile_cut, hostile_cuts, hostile_cut_desc);
+
+/*
+ * A FIN between FPDUs is a graceful DISCONNECT; one inside an FPDU cuts
+ * a message short: CLOSE(-ECONNRESET) at once and the RECV flushed.
+ */
+static void hostile_fin_mid_fpdu(struct kunit *test)
+{
+	const struct hostile_cut *c = test->param_value;
+	const struct hostile_fpdu f = { HOSTILE_SEND_LAST, 1, 0, "hello", 5 };
+	struct cmt *t = cmt_setup(test, 22017);
+	const struct cmt_rec *r;
+	struct hostile_peer p;
+	struct kiwi_wc wc;
+	u8 buf[64];
+
+	hostile_peer_connect(t, &p, true, 1);
+	KUNIT_ASSERT_EQ(test, hostile_fpdu_put(buf, &f, true), 32);
+	if (c->at)
+		KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, buf, c->at), c->at);
+	KUNIT_ASSERT_EQ(test, kernel_sock_shutdown(p.s, SHUT_WR), 0);
+	if (!c->at) {
+		r = cmt_wait(t, KIWI_CM_EVENT_DISCONNECT, p.child);
+		KUNIT_EXPECT_NOT_NULL(test, r);
+		KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+		goto close;
+	}
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, cmt_count(t, KIWI_CM_EVENT_DISCONNECT), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+close:
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
 static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_bad_key),
 	KUNIT_CASE(hostile_oversize_pdata),
@@ -480,6 +536,7 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_fpdu_bad_msn),
 	KUNIT_CASE(hostile_fpdu_bad_mo),
 	KUNIT_CASE(hostile_fpdu_split),
+	KUNIT_CASE_PARAM(hostile_fin_mid_fpdu, hostile_cut_gen_params),
 	{}
 };
 
