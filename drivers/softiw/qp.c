@@ -548,6 +548,20 @@ u64 kiwi_softiw_qp_tx_fpdus(struct kiwi_qp *qp)
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_tx_fpdus);
 
 /**
+ * kiwi_softiw_qp_rx_busy() - receive runs of a QP that used up their
+ *	budget, for tests
+ * @qp: the QP
+ *
+ * Context: any context.
+ * Return: their number.
+ */
+u64 kiwi_softiw_qp_rx_busy(struct kiwi_qp *qp)
+{
+	return READ_ONCE(softiw_qp(qp)->rx_busy);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_rx_busy);
+
+/**
  * kiwi_softiw_qp_terminate() - the TERMINATE a QP received, for tests
  * @qp: the QP
  * @ctrl: set to the first word of its body, host order

@@ -21,8 +21,13 @@
 
 #include "cm.h"
 
-/* Payload bytes received per run of the work before it lets others run. */
+/*
+ * Bytes received per run of the work before it lets others run. Every
+ * FPDU costs at least SOFTIW_RX_FPDU_COST, so that a peer streaming
+ * empty segments cannot keep the work (and the endpoint's mutex) forever.
+ */
 #define SOFTIW_RX_BUDGET	(256 * 1024)
+#define SOFTIW_RX_FPDU_COST	1024
 
 /**
  * softiw_rx_start() - prepare the receiver of a new connection
@@ -303,8 +308,10 @@ static int softiw_rx_advance(struct softiw_cep *cep, u32 *budget)
 	switch (rx->stage) {
 	case SOFTIW_RX_HDR:
 		ret = softiw_rx_hdr(cep);
-		if (!ret)
-			ret = softiw_rx_begin(cep);
+		if (ret)
+			return ret;
+		*budget -= min_t(u32, *budget, SOFTIW_RX_FPDU_COST);
+		ret = softiw_rx_begin(cep);
 		if (!ret)
 			rx->stage = SOFTIW_RX_PAYLOAD;
 		return ret;
@@ -356,5 +363,6 @@ int softiw_rx_step(struct softiw_cep *cep)
 		if (ret)
 			return ret;
 	}
+	WRITE_ONCE(cep->qp->rx_busy, cep->qp->rx_busy + 1);
 	return SOFTIW_DP_BUSY;
 }

@@ -8,7 +8,8 @@
  * Then a client that completes MPA and writes FPDUs by hand: split into
  * 1-byte segments or several per segment (placed correctly), or with a
  * bad CRC, opcode, version or MSN (answered with the right TERMINATE),
- * or cut short by a FIN (a reset, not a graceful close).
+ * or cut short by a FIN (a reset, not a graceful close), or a flood of
+ * empty segments (which cannot keep the receiver busy forever).
  */
 #include <asm/unaligned.h>
 #include <kunit/test.h>
@@ -466,6 +467,51 @@ static void hostile_fpdu_split(struct kunit *test)
 	cmt_teardown(t);
 }
 
+#define HOSTILE_EMPTY_SEGS 4000
+
+/*
+ * Thousands of empty non-last segments of one SEND, in one write: they
+ * cost the receiver its budget, so it yields now and then instead of
+ * holding the endpoint for as long as the peer keeps sending; the message
+ * still completes whole.
+ */
+static void hostile_empty_segments(struct kunit *test)
+{
+	const struct hostile_fpdu empty = { 0x0143, 1, 0, "", 0 };
+	const struct hostile_fpdu last = { HOSTILE_SEND_LAST, 1, 0, "end", 3 };
+	struct cmt *t = cmt_setup(test, 22018);
+	struct hostile_peer p;
+	struct kiwi_wc wc;
+	int i, n = 0, len;
+	u8 *buf;
+
+	/* 24 bytes per empty segment, 28 for the last. */
+	buf = kunit_kmalloc(test, HOSTILE_EMPTY_SEGS * 24 + 28, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < HOSTILE_EMPTY_SEGS; i++)
+		n += hostile_fpdu_put(buf + n, &empty, false);
+	n += hostile_fpdu_put(buf + n, &last, false);
+	KUNIT_ASSERT_EQ(test, n, HOSTILE_EMPTY_SEGS * 24 + 28);
+	hostile_peer_connect(t, &p, false, 1);
+	for (len = 0; len < n; len += i) {
+		i = cmt_raw_send(p.s, buf + len, n - len);
+		KUNIT_ASSERT_GT(test, i, 0);
+	}
+	for (i = 0, n = 0; i < 500 && !n; i++) {
+		n = kiwi_poll_cq(t->cq, 1, &wc);
+		if (!n)
+			usleep_range(10000, 20000);
+	}
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 3U);
+	CMT_EXPECT_MEM(test, p.buf, "end", 3);
+	KUNIT_EXPECT_GT(test, kiwi_softiw_qp_rx_busy(p.qp), 0ULL);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
 /* Where the peer's FIN cuts a 32-byte FPDU (5 payload bytes, CRC). */
 static const struct hostile_cut {
 	int at;
@@ -537,6 +583,7 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_fpdu_bad_mo),
 	KUNIT_CASE(hostile_fpdu_split),
 	KUNIT_CASE_PARAM(hostile_fin_mid_fpdu, hostile_cut_gen_params),
+	KUNIT_CASE(hostile_empty_segments),
 	{}
 };
 
