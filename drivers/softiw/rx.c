@@ -114,6 +114,7 @@ static int softiw_rx_begin_send(struct softiw_cep *cep)
 {
 	struct softiw_rx *rx = &cep->rx;
 	struct softiw_qp *sqp = cep->qp;
+	int ret;
 
 	if (rx->h.msn != rx->msn)
 		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_MSN_RANGE);
@@ -128,8 +129,10 @@ static int softiw_rx_begin_send(struct softiw_cep *cep)
 		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_INV_MO);
 	if (rx->left > rx->wqe->len - rx->mo) {
 		/* The RECV learns why; the TERMINATE tells the peer. */
-		softiw_wq_complete(sqp, &sqp->rq, -EMSGSIZE, 0, false);
+		ret = softiw_wq_complete(sqp, &sqp->rq, -EMSGSIZE, 0, false);
 		rx->wqe = NULL;
+		if (ret == -EOVERFLOW)
+			return ret;
 		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_TOO_LONG);
 	}
 	return 0;
