@@ -479,7 +479,7 @@ static void hostile_empty_segments(struct kunit *test)
 {
 	const struct hostile_fpdu empty = { 0x0143, 1, 0, "", 0 };
 	const struct hostile_fpdu last = { HOSTILE_SEND_LAST, 1, 0, "end", 3 };
-	struct cmt *t = cmt_setup(test, 22018);
+	struct cmt *t = cmt_setup(test, 22092);
 	struct hostile_peer p;
 	struct kiwi_wc wc;
 	int i, n = 0, len;
@@ -539,7 +539,7 @@ static void hostile_fin_mid_fpdu(struct kunit *test)
 {
 	const struct hostile_cut *c = test->param_value;
 	const struct hostile_fpdu f = { HOSTILE_SEND_LAST, 1, 0, "hello", 5 };
-	struct cmt *t = cmt_setup(test, 22017);
+	struct cmt *t = cmt_setup(test, 22091);
 	const struct cmt_rec *r;
 	struct hostile_peer p;
 	struct kiwi_wc wc;
