@@ -762,7 +762,7 @@ int softiw_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	mutex_lock(&cep->lock);
 	ret = softiw_cep_prepare_connect(cep, param);
 	if (ret)
-		goto free_cep;
+		goto put_cep;
 	ret = softiw_cep_start_connect(cep, id);
 	if (ret)
 		goto unbind_qp;
@@ -770,10 +770,16 @@ int softiw_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	return 0;
 
 unbind_qp:
+	/*
+	 * The QP was findable through the endpoint: a modify_qp(ERROR) or
+	 * destroy_qp may hold a reference and wait for the mutex, or have
+	 * queued the work. Leave it closed for them; the last put frees it.
+	 */
+	cep->state = SOFTIW_CEP_CLOSED;
 	softiw_cep_unbind_qp(cep, false);
-free_cep:
+put_cep:
 	mutex_unlock(&cep->lock);
-	softiw_cep_free(cep);
+	softiw_cep_put(cep);
 release_sock:
 	sock_release(sock);
 	return ret;
