@@ -240,9 +240,13 @@ static void softiw_cep_close(struct softiw_cep *cep, bool abort)
 	softiw_cep_put(cep);
 }
 
-static void softiw_cep_upcall(struct softiw_cep *cep,
-			      enum kiwi_cm_event_type type, int status,
-			      const struct kiwi_softiw_mpa_info *info)
+/*
+ * Return: kiwi_cm_upcall()'s answer; -ENOMEM after a non-terminal event
+ * means the owner got CLOSE(-ENOMEM) already: see softiw_cep_dropped().
+ */
+static int softiw_cep_upcall(struct softiw_cep *cep,
+			     enum kiwi_cm_event_type type, int status,
+			     const struct kiwi_softiw_mpa_info *info)
 {
 	struct kiwi_cm_event ev = { .event = type, .status = status };
 
@@ -252,7 +256,18 @@ static void softiw_cep_upcall(struct softiw_cep *cep,
 		ev.ird = info->enhanced ? info->ird : cep->local.ird;
 		ev.ord = info->enhanced ? info->ord : cep->local.ord;
 	}
-	kiwi_cm_upcall(cep->id, &ev);
+	return kiwi_cm_upcall(cep->id, &ev);
+}
+
+/*
+ * The core could not queue an event and ended the connection for its
+ * owner: flush the QP and reset the stream, with no further upcall.
+ */
+static void softiw_cep_dropped(struct softiw_cep *cep)
+{
+	if (cep->qp)
+		softiw_qp_flush(cep->qp);
+	softiw_cep_close(cep, true);
 }
 
 /* Active side: the attempt is over, unsuccessfully; RECVs are flushed. */
@@ -373,7 +388,11 @@ static void softiw_cep_step_reply(struct softiw_cep *cep)
 		return;
 	}
 	cep->state = SOFTIW_CEP_ESTABLISHED;
-	softiw_cep_upcall(cep, KIWI_CM_EVENT_CONNECT_REPLY, 0, &rep);
+	if (softiw_cep_upcall(cep, KIWI_CM_EVENT_CONNECT_REPLY, 0,
+			      &rep) == -ENOMEM) {
+		softiw_cep_dropped(cep);
+		return;
+	}
 	/* FPDUs may have followed the Reply already. */
 	softiw_cep_kick(cep);
 }
@@ -552,9 +571,12 @@ static void softiw_cep_step_established(struct softiw_cep *cep)
 	}
 	if (ret && !cep->fin_rcvd) {
 		cep->fin_rcvd = true;
-		if (!cep->fin_sent)
-			softiw_cep_upcall(cep, KIWI_CM_EVENT_DISCONNECT, 0,
-					  NULL);
+		if (!cep->fin_sent &&
+		    softiw_cep_upcall(cep, KIWI_CM_EVENT_DISCONNECT, 0,
+				      NULL) == -ENOMEM) {
+			softiw_cep_dropped(cep);
+			return;
+		}
 	}
 	if (cep->fin_sent && cep->fin_rcvd)
 		softiw_cep_finish(cep, 0, false);
@@ -841,7 +863,11 @@ int softiw_accept(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 		goto unlock;
 	}
 	cep->state = SOFTIW_CEP_ESTABLISHED;
-	softiw_cep_upcall(cep, KIWI_CM_EVENT_ESTABLISHED, 0, NULL);
+	if (softiw_cep_upcall(cep, KIWI_CM_EVENT_ESTABLISHED, 0,
+			      NULL) == -ENOMEM) {
+		softiw_cep_dropped(cep);
+		goto unlock;
+	}
 	/* The peer may have closed already; look once more. */
 	softiw_cep_kick(cep);
 unlock:
