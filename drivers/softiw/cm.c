@@ -173,6 +173,25 @@ static void softiw_cep_qp_move(struct softiw_cep *cep,
 }
 
 /*
+ * The QP goes live: IDLE to RTS. One the ULP moved meanwhile (to
+ * CLOSING or ERROR) refuses: the connection is aborted instead.
+ */
+static int softiw_cep_qp_start(struct softiw_cep *cep)
+{
+	struct softiw_qp *sqp = cep->qp;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	if (sqp->state == KIWI_QPS_IDLE && !cep->close_req)
+		sqp->state = KIWI_QPS_RTS;
+	else
+		ret = -ECONNABORTED;
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	return ret;
+}
+
+/*
  * MPA is done: the socket now carries FPDUs for the QP. Sets up both
  * directions; the QP goes to RTS.
  */
@@ -187,9 +206,11 @@ static int softiw_cep_start_data(struct softiw_cep *cep,
 	ret = softiw_tx_start(cep);
 	if (ret)
 		return ret;
+	ret = softiw_cep_qp_start(cep);
+	if (ret)
+		return ret;
 	softiw_sock_watch_space(cep->sock, softiw_cep_sk_write_space);
 	softiw_sock_dead_peer(cep->sock, READ_ONCE(softiw_dead_peer_ms));
-	softiw_cep_qp_move(cep, KIWI_QPS_RTS);
 	return 0;
 }
 
@@ -582,17 +603,27 @@ static void softiw_cep_step_established(struct softiw_cep *cep)
 		softiw_cep_finish(cep, 0, false);
 }
 
+/* Active side, before the connection exists. */
+static void softiw_cep_step_active(struct softiw_cep *cep)
+{
+	/* The ULP gave up on its QP: the connect fails. */
+	if (READ_ONCE(cep->close_req)) {
+		softiw_cep_connect_failed(cep, -ECONNABORTED, NULL);
+		return;
+	}
+	if (cep->state == SOFTIW_CEP_CONNECTING)
+		softiw_cep_step_connecting(cep);
+	if (cep->state == SOFTIW_CEP_AWAIT_REPLY)
+		softiw_cep_step_reply(cep);
+}
+
 static void softiw_cep_step(struct softiw_cep *cep)
 {
 	lockdep_assert_held(&cep->lock);
 	switch (cep->state) {
 	case SOFTIW_CEP_CONNECTING:
-		softiw_cep_step_connecting(cep);
-		if (cep->state != SOFTIW_CEP_AWAIT_REPLY)
-			break;
-		fallthrough;
 	case SOFTIW_CEP_AWAIT_REPLY:
-		softiw_cep_step_reply(cep);
+		softiw_cep_step_active(cep);
 		break;
 	case SOFTIW_CEP_AWAIT_REQUEST:
 		softiw_cep_step_request(cep);
