@@ -534,8 +534,8 @@ static void softiw_cep_dp_failed(struct softiw_cep *cep, int err)
 		softiw_cep_terminate(cep, -EPROTO);
 	else if (err == -EOVERFLOW)
 		softiw_cep_overflow(cep);
-	else if (err == -ETIMEDOUT)
-		softiw_cep_abort(cep, -ETIMEDOUT);
+	else if (err == -ETIMEDOUT || err == -ECONNABORTED)
+		softiw_cep_abort(cep, err);
 	else
 		softiw_cep_abort(cep, -ECONNRESET);
 }

@@ -14,7 +14,9 @@
  * Flush rules (Documentation/softiw.rst, "QP states and flush"): a work
  * request posted to a QP in ERROR completes at once with -ECANCELED; the
  * move to ERROR completes every queued one with -ECANCELED before
- * modify_qp (or destroy_qp) returns.
+ * modify_qp (or destroy_qp) returns. Between the move and the flush
+ * (which waits for the endpoint's mutex) posts are still queued, so that
+ * they complete after the older requests, never ahead of them.
  */
 #include <kunit/visibility.h>
 #include <linux/slab.h>
@@ -191,6 +193,7 @@ void softiw_qp_flush(struct softiw_qp *sqp)
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	sqp->state = KIWI_QPS_ERROR;
+	sqp->flush_pending = false;
 	n = softiw_wq_flush(sqp, &sqp->sq);
 	n += softiw_wq_flush(sqp, &sqp->rq);
 	spin_unlock_irqrestore(&sqp->lock, flags);
@@ -238,6 +241,7 @@ static int softiw_qp_move(struct softiw_qp *sqp, enum kiwi_qp_state state,
 		return -EINVAL;
 	softiw_qp_set_state(sqp, state);
 	if (state == KIWI_QPS_ERROR && sqp->cep) {
+		sqp->flush_pending = true;
 		refcount_inc(&sqp->cep->ref);
 		*cep = sqp->cep;
 	}
@@ -329,6 +333,13 @@ static struct softiw_wqe *softiw_wq_slot(struct softiw_wq *wq)
 	return &wq->wqe[(wq->head + wq->count) % wq->size];
 }
 
+/* In ERROR with its queues flushed: a post completes at once. */
+static bool softiw_qp_flushed(struct softiw_qp *sqp)
+{
+	lockdep_assert_held(&sqp->lock);
+	return sqp->state == KIWI_QPS_ERROR && !sqp->flush_pending;
+}
+
 static int softiw_sq_add(struct softiw_qp *sqp, const struct kiwi_send_wr *wr)
 {
 	struct softiw_wqe *wqe = softiw_wq_slot(&sqp->sq);
@@ -363,14 +374,14 @@ int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	for (; wr; wr = wr->next) {
-		if (sqp->state == KIWI_QPS_ERROR) {
+		if (softiw_qp_flushed(sqp)) {
 			softiw_wq_report(sqp, &sqp->sq, wr->wr_id, 0,
 					 -ECANCELED, 0, false);
 			flushed = true;
 			continue;
 		}
-		ret = sqp->state == KIWI_QPS_RTS ? softiw_sq_add(sqp, wr) :
-						   -ENOTCONN;
+		ret = sqp->state == KIWI_QPS_RTS || sqp->flush_pending ?
+		      softiw_sq_add(sqp, wr) : -ENOTCONN;
 		if (ret)
 			break;
 		queued = true;
@@ -415,7 +426,7 @@ int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	for (; wr; wr = wr->next) {
-		if (sqp->state == KIWI_QPS_ERROR) {
+		if (softiw_qp_flushed(sqp)) {
 			softiw_wq_report(sqp, &sqp->rq, wr->wr_id, 0,
 					 -ECANCELED, 0, false);
 			flushed = true;

@@ -120,6 +120,9 @@ static int softiw_rx_begin_send(struct softiw_cep *cep)
 		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_MSN_RANGE);
 	if (!rx->wqe) {
 		rx->wqe = softiw_wq_peek(sqp, &sqp->rq);
+		/* In ERROR the ULP ended the connection: not the peer's fault. */
+		if (!rx->wqe && softiw_qp_state(sqp) == KIWI_QPS_ERROR)
+			return -ECONNABORTED;
 		if (!rx->wqe)
 			return softiw_rx_untagged_error(rx,
 						SOFTIW_TERM_DDP_U_NO_BUF);
@@ -348,7 +351,7 @@ static int softiw_rx_eof(const struct softiw_rx *rx)
  * the budget is used up, SOFTIW_DP_EOF at the end of the stream between
  * two FPDUs; -EPROTO for a protocol error (cep->rx.cause says which; send a
  * TERMINATE), -ECONNRESET for a TERMINATE received, a reset or an end
- * of the stream inside an FPDU,
+ * of the stream inside an FPDU, -ECONNABORTED if the QP went to ERROR,
  * -EOVERFLOW if a completion did not fit its CQ, or the socket's error.
  */
 int softiw_rx_step(struct softiw_cep *cep)

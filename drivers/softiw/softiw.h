@@ -124,6 +124,8 @@ struct softiw_wq {
  * @mulpdu: established: longest ULPDU the QP sends in one FPDU
  * @tx_fpdus: FPDUs of SEND messages sent (statistics, for tests)
  * @rx_busy: receive runs that stopped on their budget (statistics)
+ * @flush_pending: in ERROR, but the bound endpoint's flush has not run
+ *	yet: posts still queue behind the older requests
  * @term_rcvd: a TERMINATE was received from the peer
  * @term_ctrl: its first word, host order (its cause)
  */
@@ -140,6 +142,7 @@ struct softiw_qp {
 	u16 mulpdu;
 	u64 tx_fpdus;
 	u64 rx_busy;
+	bool flush_pending;
 	bool term_rcvd;
 	u32 term_ctrl;
 };
