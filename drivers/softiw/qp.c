@@ -100,6 +100,13 @@ struct kiwi_qp *softiw_create_qp(struct kiwi_device *kdev,
 	ret = softiw_wq_init(&sqp->rq, cap->max_recv_wr, cap->max_recv_sge);
 	if (ret)
 		goto free_qp;
+	/*
+	 * From xa_alloc() on, a connect can find and bind the QP, and
+	 * complete into its CQs: set them now, not when the core does
+	 * after create_qp returns (it stores the same values).
+	 */
+	sqp->qp.send_cq = init->send_cq;
+	sqp->qp.recv_cq = init->recv_cq;
 	ret = xa_alloc(&sdev->qps, &qpn, sqp,
 		       XA_LIMIT(1, SOFTIW_MAX_QP), GFP_KERNEL);
 	if (ret) {
