@@ -121,12 +121,16 @@ free_qp:
 	return ERR_PTR(ret);
 }
 
-/* ERROR is final; anything else may move anywhere the core asks. */
+/*
+ * The moves a ULP (or the core for it) may ask for: any state to ERROR,
+ * a connected QP to CLOSING. RTS and TERMINATE are the endpoint's to set.
+ */
 static bool softiw_qp_move_ok(enum kiwi_qp_state from, enum kiwi_qp_state to)
 {
-	if (to > KIWI_QPS_ERROR)
-		return false;
-	return from != KIWI_QPS_ERROR || to == KIWI_QPS_ERROR;
+	if (to == KIWI_QPS_ERROR)
+		return true;
+	return to == KIWI_QPS_CLOSING &&
+	       (from == KIWI_QPS_RTS || from == KIWI_QPS_CLOSING);
 }
 
 static struct softiw_cq *softiw_wq_cq(struct softiw_qp *sqp,
