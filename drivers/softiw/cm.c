@@ -51,7 +51,8 @@ static void softiw_cep_free(struct softiw_cep *cep)
  *
  * The last reference only frees memory: by then the endpoint was closed.
  *
- * Context: any context.
+ * Context: any context for a reference that is not the last; the last
+ * one frees a buffer that may be vmalloc'd, so process context.
  */
 void softiw_cep_put(struct softiw_cep *cep)
 {

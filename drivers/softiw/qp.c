@@ -59,7 +59,8 @@ static void softiw_qp_free(struct softiw_qp *sqp)
  * softiw_qp_put() - drop a reference on a QP, freeing it on the last one
  * @sqp: the QP
  *
- * Context: any context.
+ * Context: any context for a reference that is not the last; the last
+ * one frees rings that may be vmalloc'd, so process context.
  */
 void softiw_qp_put(struct softiw_qp *sqp)
 {
@@ -203,6 +204,8 @@ void softiw_qp_flush(struct softiw_qp *sqp)
 	u32 n;
 
 	spin_lock_irqsave(&sqp->lock, flags);
+	if (sqp->cep)
+		lockdep_assert_held(&sqp->cep->lock);
 	sqp->state = KIWI_QPS_ERROR;
 	sqp->flush_pending = false;
 	n = softiw_wq_flush(sqp, &sqp->sq);
@@ -498,6 +501,7 @@ int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 	int ret = -ECANCELED;
 
 	spin_lock_irqsave(&sqp->lock, flags);
+	lockdep_assert_held(&sqp->cep->lock);
 	if (wq->count && sqp->state != KIWI_QPS_ERROR) {
 		wqe = &wq->wqe[wq->head];
 		ret = softiw_wq_report(sqp, wq, wqe->wr_id, wqe->flags, status,

@@ -101,7 +101,8 @@ static int softiw_rx_hdr(struct softiw_cep *cep)
 	}
 	need = SOFTIW_MPA_LEN_SIZE + kiwi_softiw_ddp_hdr_size(rx->h.opcode);
 	rx->hdr_ok = true;
-	rx->crc = __crc32c_le(~0U, rx->hdr, need);
+	if (cep->crc)
+		rx->crc = __crc32c_le(~0U, rx->hdr, need);
 	rx->left = rx->h.ulpdu_len - (need - SOFTIW_MPA_LEN_SIZE);
 	rx->trailer_len = softiw_fpdu_pad(rx->h.ulpdu_len) +
 			  SOFTIW_MPA_CRC_SIZE;
@@ -151,6 +152,9 @@ static int softiw_rx_begin(struct softiw_cep *cep)
 	case SOFTIW_RDMAP_SEND_SE:
 		return softiw_rx_begin_send(cep);
 	case SOFTIW_RDMAP_TERMINATE:
+		/* The only message of queue 2: one with another MSN is bogus. */
+		if (rx->h.msn != 1)
+			return -ECONNRESET;
 		rx->term_len = 0;
 		return 0;
 	case SOFTIW_RDMAP_SEND_INV:
@@ -233,7 +237,8 @@ static int softiw_rx_payload(struct softiw_cep *cep, u32 *budget)
 	ret = softiw_rx_recv(cep, vec, nvec, want);
 	if (ret < 0)
 		return ret;
-	rx->crc = softiw_rx_crc(rx->crc, vec, ret);
+	if (cep->crc)
+		rx->crc = softiw_rx_crc(rx->crc, vec, ret);
 	rx->left -= ret;
 	*budget -= min_t(u32, *budget, ret);
 	if (rx->h.opcode == SOFTIW_RDMAP_TERMINATE) {

@@ -304,6 +304,7 @@ static void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
  * @mo: its MO
  * @data: payload
  * @len: payload bytes
+ * @qn: its queue number
  */
 struct hostile_fpdu {
 	u16 ctrl;
@@ -311,6 +312,7 @@ struct hostile_fpdu {
 	u32 mo;
 	const char *data;
 	u16 len;
+	u32 qn;
 };
 
 #define HOSTILE_SEND_LAST 0x4143	/* L, DDP v1 | RDMAP v1, SEND */
@@ -324,7 +326,7 @@ static int hostile_fpdu_put(u8 *buf, const struct hostile_fpdu *f, bool crc)
 	put_unaligned_be16(18 + f->len, buf);
 	put_unaligned_be16(f->ctrl, buf + 2);
 	put_unaligned_be32(0, buf + 4);		/* RDMAP-owned word */
-	put_unaligned_be32(0, buf + 8);		/* queue 0 */
+	put_unaligned_be32(f->qn, buf + 8);
 	put_unaligned_be32(f->msn, buf + 12);
 	put_unaligned_be32(f->mo, buf + 16);
 	memcpy(buf + 20, f->data, f->len);
@@ -467,6 +469,44 @@ static void hostile_fpdu_split(struct kunit *test)
 	cmt_teardown(t);
 }
 
+/*
+ * A TERMINATE with MSN @msn: the peer ends the connection, but only one
+ * with MSN 1 (queue 2 carries nothing else) is taken as a TERMINATE.
+ */
+static void hostile_terminate_msn(struct kunit *test, u16 port, u32 msn)
+{
+	const struct hostile_fpdu f = { 0x4147, msn, 0, "\x01\x02\x00\x00", 4,
+					2 };
+	struct cmt *t = cmt_setup(test, port);
+	const struct cmt_rec *r;
+	struct hostile_peer p;
+	u32 ctrl = 0;
+	u8 buf[64];
+	int n;
+
+	hostile_peer_connect(t, &p, false, 1);
+	n = hostile_fpdu_put(buf, &f, false);
+	KUNIT_EXPECT_EQ(test, cmt_raw_send(p.s, buf, n), n);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_terminate(p.qp, &ctrl), msn == 1);
+	if (msn == 1)
+		KUNIT_EXPECT_EQ(test, ctrl, 0x01020000U);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
+static void hostile_terminate(struct kunit *test)
+{
+	hostile_terminate_msn(test, 22093, 1);
+}
+
+static void hostile_terminate_bad_msn(struct kunit *test)
+{
+	hostile_terminate_msn(test, 22094, 2);
+}
+
 #define HOSTILE_EMPTY_SEGS 4000
 
 /*
@@ -584,6 +624,8 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_fpdu_split),
 	KUNIT_CASE_PARAM(hostile_fin_mid_fpdu, hostile_cut_gen_params),
 	KUNIT_CASE(hostile_empty_segments),
+	KUNIT_CASE(hostile_terminate),
+	KUNIT_CASE(hostile_terminate_bad_msn),
 	{}
 };
 
