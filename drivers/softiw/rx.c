@@ -82,15 +82,20 @@ static int softiw_rx_hdr(struct softiw_cep *cep)
 {
 	struct softiw_rx *rx = &cep->rx;
 	size_t need;
-	int ret;
+	int hlen, ret;
 
 	for (;;) {
 		ret = kiwi_softiw_fpdu_get_hdr(rx->hdr, rx->got, &rx->h,
 					       &rx->cause);
 		if (!ret)
 			break;
-		if (ret != -ENODATA)
+		if (ret != -ENODATA) {
+			/* A TERMINATE copies a header that was read whole. */
+			hlen = kiwi_softiw_ddp_hdr_size(rx->h.opcode);
+			rx->hdr_ok = hlen > 0 &&
+				     rx->got >= SOFTIW_MPA_LEN_SIZE + hlen;
 			return -EPROTO;
+		}
 		need = rx->got < 4 ? 4 : SOFTIW_MPA_LEN_SIZE +
 			kiwi_softiw_ddp_hdr_size(rx->h.opcode);
 		ret = softiw_rx_recv_buf(cep, rx->hdr + rx->got,

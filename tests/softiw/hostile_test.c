@@ -507,6 +507,60 @@ static void hostile_terminate_bad_msn(struct kunit *test)
 	hostile_terminate_msn(test, 22094, 2);
 }
 
+/* A segment refused once its header is in, and the TERMINATE it earns. */
+static const struct hostile_term_case {
+	struct hostile_fpdu f;
+	u8 layer_etype;
+	u8 ecode;
+	const char *desc;
+} hostile_term_cases[] = {
+	{ { HOSTILE_SEND_LAST, 1, 0, "hello", 5, 1 }, 0x12, 0x01,
+	  "SEND on queue 1" },
+	{ { 0x4141, 1, 0, "0123456789abcdef0123456789ab", 28, 1 }, 0x01, 0x00,
+	  "Read Request" },
+};
+
+static void hostile_term_case_desc(const struct hostile_term_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hostile_term_case, hostile_term_cases,
+		  hostile_term_case_desc);
+
+/*
+ * The TERMINATE copies the refused segment's DDP length and header (M, D)
+ * even when the header failed its own checks, and never claims an RDMAP
+ * header it does not carry (R).
+ */
+static void hostile_term_copies_hdr(struct kunit *test)
+{
+	const struct hostile_term_case *c = test->param_value;
+	struct cmt *t = cmt_setup(test, 22095);
+	const struct cmt_rec *r;
+	struct hostile_peer p;
+	u8 buf[64], f[48];
+	int n;
+
+	hostile_peer_connect(t, &p, false, 1);
+	n = hostile_fpdu_put(buf, &c->f, false);
+	KUNIT_EXPECT_EQ(test, cmt_raw_send(p.s, buf, n), n);
+	KUNIT_ASSERT_EQ(test, hostile_recv_all(p.s, f, sizeof(f)), 48);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(f), 42U);	/* ULPDU_Length */
+	KUNIT_EXPECT_EQ(test, f[3], 0x47);			/* TERMINATE */
+	KUNIT_EXPECT_EQ(test, f[20], c->layer_etype);
+	KUNIT_EXPECT_EQ(test, f[21], c->ecode);
+	KUNIT_EXPECT_EQ(test, f[22] & 0xe0, 0xc0);		/* M, D, no R */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(f + 24), (u16)c->f.len);
+	CMT_EXPECT_MEM(test, f + 26, buf + 2, 18);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -EPROTO);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
 #define HOSTILE_EMPTY_SEGS 4000
 
 /*
@@ -626,6 +680,7 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_empty_segments),
 	KUNIT_CASE(hostile_terminate),
 	KUNIT_CASE(hostile_terminate_bad_msn),
+	KUNIT_CASE_PARAM(hostile_term_copies_hdr, hostile_term_case_gen_params),
 	{}
 };
 
