@@ -501,6 +501,25 @@ static void softiw_cep_step_await_accept(struct softiw_cep *cep)
 	softiw_cep_close(cep, true);
 }
 
+/* Bytes of a refused stream discarded before the FIN, at most. */
+#define SOFTIW_DRAIN_MAX	(64 * 1024)
+
+/*
+ * Discard what the peer sent that is still unread (the rest of a refused
+ * FPDU, say): releasing a socket with unread data resets the stream and
+ * drops the TERMINATE still queued. Bounded: beyond it the stream resets.
+ */
+static void softiw_cep_drain(struct softiw_cep *cep)
+{
+	u8 scratch[256];
+	int ret, left = SOFTIW_DRAIN_MAX;
+
+	do {
+		ret = softiw_sock_recv(cep->sock, scratch, sizeof(scratch));
+		left -= ret;
+	} while (ret > 0 && left > 0);
+}
+
 /*
  * A protocol error, or a CQ overflow: send a TERMINATE, QP to TERMINATE
  * then ERROR, CLOSE(@status). The FIN follows the TERMINATE; if the
@@ -512,8 +531,10 @@ static void softiw_cep_terminate(struct softiw_cep *cep, int status)
 
 	softiw_cep_qp_move(cep, KIWI_QPS_TERMINATE);
 	ret = softiw_tx_terminate(cep);
-	if (!ret)
+	if (!ret) {
 		kernel_sock_shutdown(cep->sock, SHUT_WR);
+		softiw_cep_drain(cep);
+	}
 	softiw_cep_finish(cep, status, ret != 0);
 }
 

@@ -338,16 +338,26 @@ static int hostile_fpdu_put(u8 *buf, const struct hostile_fpdu *f, bool crc)
 	return n + 4;
 }
 
-/* The client reads a TERMINATE with this cause; the QP is in ERROR. */
+/*
+ * The client reads a TERMINATE with this cause, then the FIN; the QP is
+ * in ERROR.
+ */
 static void hostile_expect_term(struct cmt *t, struct hostile_peer *p,
 				u8 layer_etype, u8 ecode)
 {
 	struct kunit *test = t->test;
 	const struct cmt_rec *r;
 	struct kiwi_wc wc;
-	u8 f[24];
+	u8 f[24], rest[64];
+	int n;
 
 	KUNIT_ASSERT_EQ(test, hostile_recv_all(p->s, f, sizeof(f)), 24);
+	/* The rest of the TERMINATE, then a FIN, not a reset. */
+	n = 2 + get_unaligned_be16(f);
+	n = round_up(n, 4) + 4 - sizeof(f);
+	KUNIT_ASSERT_LE(test, n, (int)sizeof(rest));
+	KUNIT_EXPECT_EQ(test, hostile_recv_all(p->s, rest, n), n);
+	KUNIT_EXPECT_EQ(test, cmt_raw_recv(p->s, rest, sizeof(rest), 3000), 0);
 	KUNIT_EXPECT_EQ(test, f[2], 0x41);		/* L, DDP v1 */
 	KUNIT_EXPECT_EQ(test, f[3], 0x47);		/* RDMAP v1, TERMINATE */
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 8), 2U);	/* queue */
