@@ -16,6 +16,7 @@
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include <net/sock.h>
 
 #include "cm_fixture.h"
 #include "fpdu.h"
@@ -358,6 +359,9 @@ static void hostile_expect_term(struct cmt *t, struct hostile_peer *p,
 	KUNIT_ASSERT_LE(test, n, (int)sizeof(rest));
 	KUNIT_EXPECT_EQ(test, hostile_recv_all(p->s, rest, n), n);
 	KUNIT_EXPECT_EQ(test, cmt_raw_recv(p->s, rest, sizeof(rest), 3000), 0);
+	/* No reset after the FIN either (it would set EPIPE here). */
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->s->sk->sk_err), 0);
 	KUNIT_EXPECT_EQ(test, f[2], 0x41);		/* L, DDP v1 */
 	KUNIT_EXPECT_EQ(test, f[3], 0x47);		/* RDMAP v1, TERMINATE */
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 8), 2U);	/* queue */
