@@ -51,7 +51,8 @@ static void softiw_cep_free(struct softiw_cep *cep)
  *
  * The last reference only frees memory: by then the endpoint was closed.
  *
- * Context: any context.
+ * Context: any context for a reference that is not the last; the last
+ * one frees a buffer that may be vmalloc'd, so process context.
  */
 void softiw_cep_put(struct softiw_cep *cep)
 {
@@ -173,6 +174,25 @@ static void softiw_cep_qp_move(struct softiw_cep *cep,
 }
 
 /*
+ * The QP goes live: IDLE to RTS. One the ULP moved meanwhile (to
+ * CLOSING or ERROR) refuses: the connection is aborted instead.
+ */
+static int softiw_cep_qp_start(struct softiw_cep *cep)
+{
+	struct softiw_qp *sqp = cep->qp;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	if (sqp->state == KIWI_QPS_IDLE && !cep->close_req)
+		sqp->state = KIWI_QPS_RTS;
+	else
+		ret = -ECONNABORTED;
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	return ret;
+}
+
+/*
  * MPA is done: the socket now carries FPDUs for the QP. Sets up both
  * directions; the QP goes to RTS.
  */
@@ -187,9 +207,11 @@ static int softiw_cep_start_data(struct softiw_cep *cep,
 	ret = softiw_tx_start(cep);
 	if (ret)
 		return ret;
+	ret = softiw_cep_qp_start(cep);
+	if (ret)
+		return ret;
 	softiw_sock_watch_space(cep->sock, softiw_cep_sk_write_space);
 	softiw_sock_dead_peer(cep->sock, READ_ONCE(softiw_dead_peer_ms));
-	softiw_cep_qp_move(cep, KIWI_QPS_RTS);
 	return 0;
 }
 
@@ -240,9 +262,13 @@ static void softiw_cep_close(struct softiw_cep *cep, bool abort)
 	softiw_cep_put(cep);
 }
 
-static void softiw_cep_upcall(struct softiw_cep *cep,
-			      enum kiwi_cm_event_type type, int status,
-			      const struct kiwi_softiw_mpa_info *info)
+/*
+ * Return: kiwi_cm_upcall()'s answer; -ENOMEM after a non-terminal event
+ * means the owner got CLOSE(-ENOMEM) already: see softiw_cep_dropped().
+ */
+static int softiw_cep_upcall(struct softiw_cep *cep,
+			     enum kiwi_cm_event_type type, int status,
+			     const struct kiwi_softiw_mpa_info *info)
 {
 	struct kiwi_cm_event ev = { .event = type, .status = status };
 
@@ -252,7 +278,18 @@ static void softiw_cep_upcall(struct softiw_cep *cep,
 		ev.ird = info->enhanced ? info->ird : cep->local.ird;
 		ev.ord = info->enhanced ? info->ord : cep->local.ord;
 	}
-	kiwi_cm_upcall(cep->id, &ev);
+	return kiwi_cm_upcall(cep->id, &ev);
+}
+
+/*
+ * The core could not queue an event and ended the connection for its
+ * owner: flush the QP and reset the stream, with no further upcall.
+ */
+static void softiw_cep_dropped(struct softiw_cep *cep)
+{
+	if (cep->qp)
+		softiw_qp_flush(cep->qp);
+	softiw_cep_close(cep, true);
 }
 
 /* Active side: the attempt is over, unsuccessfully; RECVs are flushed. */
@@ -373,7 +410,11 @@ static void softiw_cep_step_reply(struct softiw_cep *cep)
 		return;
 	}
 	cep->state = SOFTIW_CEP_ESTABLISHED;
-	softiw_cep_upcall(cep, KIWI_CM_EVENT_CONNECT_REPLY, 0, &rep);
+	if (softiw_cep_upcall(cep, KIWI_CM_EVENT_CONNECT_REPLY, 0,
+			      &rep) == -ENOMEM) {
+		softiw_cep_dropped(cep);
+		return;
+	}
 	/* FPDUs may have followed the Reply already. */
 	softiw_cep_kick(cep);
 }
@@ -460,6 +501,25 @@ static void softiw_cep_step_await_accept(struct softiw_cep *cep)
 	softiw_cep_close(cep, true);
 }
 
+/* Bytes of a refused stream discarded before the FIN, at most. */
+#define SOFTIW_DRAIN_MAX	(64 * 1024)
+
+/*
+ * Discard what the peer sent that is still unread (the rest of a refused
+ * FPDU, say): releasing a socket with unread data resets the stream and
+ * drops the TERMINATE still queued. Bounded: beyond it the stream resets.
+ */
+static void softiw_cep_drain(struct softiw_cep *cep)
+{
+	u8 scratch[256];
+	int ret, left = SOFTIW_DRAIN_MAX;
+
+	do {
+		ret = softiw_sock_recv(cep->sock, scratch, sizeof(scratch));
+		left -= ret;
+	} while (ret > 0 && left > 0);
+}
+
 /*
  * A protocol error, or a CQ overflow: send a TERMINATE, QP to TERMINATE
  * then ERROR, CLOSE(@status). The FIN follows the TERMINATE; if the
@@ -471,8 +531,10 @@ static void softiw_cep_terminate(struct softiw_cep *cep, int status)
 
 	softiw_cep_qp_move(cep, KIWI_QPS_TERMINATE);
 	ret = softiw_tx_terminate(cep);
-	if (!ret)
+	if (!ret) {
 		kernel_sock_shutdown(cep->sock, SHUT_WR);
+		softiw_cep_drain(cep);
+	}
 	softiw_cep_finish(cep, status, ret != 0);
 }
 
@@ -494,8 +556,8 @@ static void softiw_cep_dp_failed(struct softiw_cep *cep, int err)
 		softiw_cep_terminate(cep, -EPROTO);
 	else if (err == -EOVERFLOW)
 		softiw_cep_overflow(cep);
-	else if (err == -ETIMEDOUT)
-		softiw_cep_abort(cep, -ETIMEDOUT);
+	else if (err == -ETIMEDOUT || err == -ECONNABORTED)
+		softiw_cep_abort(cep, err);
 	else
 		softiw_cep_abort(cep, -ECONNRESET);
 }
@@ -552,12 +614,29 @@ static void softiw_cep_step_established(struct softiw_cep *cep)
 	}
 	if (ret && !cep->fin_rcvd) {
 		cep->fin_rcvd = true;
-		if (!cep->fin_sent)
-			softiw_cep_upcall(cep, KIWI_CM_EVENT_DISCONNECT, 0,
-					  NULL);
+		if (!cep->fin_sent &&
+		    softiw_cep_upcall(cep, KIWI_CM_EVENT_DISCONNECT, 0,
+				      NULL) == -ENOMEM) {
+			softiw_cep_dropped(cep);
+			return;
+		}
 	}
 	if (cep->fin_sent && cep->fin_rcvd)
 		softiw_cep_finish(cep, 0, false);
+}
+
+/* Active side, before the connection exists. */
+static void softiw_cep_step_active(struct softiw_cep *cep)
+{
+	/* The ULP gave up on its QP: the connect fails. */
+	if (READ_ONCE(cep->close_req)) {
+		softiw_cep_connect_failed(cep, -ECONNABORTED, NULL);
+		return;
+	}
+	if (cep->state == SOFTIW_CEP_CONNECTING)
+		softiw_cep_step_connecting(cep);
+	if (cep->state == SOFTIW_CEP_AWAIT_REPLY)
+		softiw_cep_step_reply(cep);
 }
 
 static void softiw_cep_step(struct softiw_cep *cep)
@@ -565,12 +644,8 @@ static void softiw_cep_step(struct softiw_cep *cep)
 	lockdep_assert_held(&cep->lock);
 	switch (cep->state) {
 	case SOFTIW_CEP_CONNECTING:
-		softiw_cep_step_connecting(cep);
-		if (cep->state != SOFTIW_CEP_AWAIT_REPLY)
-			break;
-		fallthrough;
 	case SOFTIW_CEP_AWAIT_REPLY:
-		softiw_cep_step_reply(cep);
+		softiw_cep_step_active(cep);
 		break;
 	case SOFTIW_CEP_AWAIT_REQUEST:
 		softiw_cep_step_request(cep);
@@ -762,7 +837,7 @@ int softiw_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	mutex_lock(&cep->lock);
 	ret = softiw_cep_prepare_connect(cep, param);
 	if (ret)
-		goto free_cep;
+		goto put_cep;
 	ret = softiw_cep_start_connect(cep, id);
 	if (ret)
 		goto unbind_qp;
@@ -770,10 +845,16 @@ int softiw_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	return 0;
 
 unbind_qp:
+	/*
+	 * The QP was findable through the endpoint: a modify_qp(ERROR) or
+	 * destroy_qp may hold a reference and wait for the mutex, or have
+	 * queued the work. Leave it closed for them; the last put frees it.
+	 */
+	cep->state = SOFTIW_CEP_CLOSED;
 	softiw_cep_unbind_qp(cep, false);
-free_cep:
+put_cep:
 	mutex_unlock(&cep->lock);
-	softiw_cep_free(cep);
+	softiw_cep_put(cep);
 release_sock:
 	sock_release(sock);
 	return ret;
@@ -835,7 +916,11 @@ int softiw_accept(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 		goto unlock;
 	}
 	cep->state = SOFTIW_CEP_ESTABLISHED;
-	softiw_cep_upcall(cep, KIWI_CM_EVENT_ESTABLISHED, 0, NULL);
+	if (softiw_cep_upcall(cep, KIWI_CM_EVENT_ESTABLISHED, 0,
+			      NULL) == -ENOMEM) {
+		softiw_cep_dropped(cep);
+		goto unlock;
+	}
 	/* The peer may have closed already; look once more. */
 	softiw_cep_kick(cep);
 unlock:

@@ -4,10 +4,11 @@
  * completion handler called once per arming, and overflow.
  *
  * A completion that does not fit is not dropped silently: the CQ is
- * marked overflowed for good, its handler is called whether armed or
- * not, and once the completions that fit have been polled, poll returns
- * -EOVERFLOW. The QP whose completion was lost goes to ERROR (see
- * softiw_wq_complete()). Size a CQ for the queues of every QP using it.
+ * marked overflowed for good and refuses every later one, its handler is
+ * called whether armed or not, and once the completions that fit have
+ * been polled, poll returns -EOVERFLOW. The QP whose completion was lost
+ * goes to ERROR (see softiw_wq_complete()). Size a CQ for the queues of
+ * every QP using it.
  */
 #include <linux/slab.h>
 
@@ -84,8 +85,9 @@ int softiw_req_notify_cq(struct kiwi_cq *cq, enum kiwi_cq_notify flags)
  * A failed completion wakes a CQ armed for solicited ones too.
  *
  * Context: any context.
- * Return: 0, or -EOVERFLOW if the CQ was full (the completion is lost and
- * the CQ is marked overflowed).
+ * Return: 0, or -EOVERFLOW if the CQ was full or overflowed before (the
+ * completion is lost; the CQ is marked overflowed and takes no more, so
+ * that completions never resume after a gap).
  */
 int softiw_cq_push(struct softiw_cq *scq, const struct kiwi_wc *wc,
 		   bool solicited)
@@ -94,7 +96,7 @@ int softiw_cq_push(struct softiw_cq *scq, const struct kiwi_wc *wc,
 	int ret = 0;
 
 	spin_lock_irqsave(&scq->lock, flags);
-	if (scq->count == scq->size) {
+	if (scq->overflow || scq->count == scq->size) {
 		scq->overflow = true;
 		scq->notify = true;
 		ret = -EOVERFLOW;

@@ -64,17 +64,24 @@ struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
 	smr->access = access;
 	smr->mr.iova = (uintptr_t)addr;
 	smr->mr.length = length;
-	ret = xa_alloc(&sdev->mrs, &index, smr, XA_LIMIT(1, SOFTIW_MAX_MR),
+	/* Reserve the index; the MR is published once its STag is set. */
+	ret = xa_alloc(&sdev->mrs, &index, NULL, XA_LIMIT(1, SOFTIW_MAX_MR),
 		       GFP_KERNEL);
-	if (ret) {
-		kfree(smr);
-		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
-	}
+	if (ret)
+		goto free_mr;
 	key = atomic_inc_return(&sdev->mr_key) & SOFTIW_STAG_KEY;
-	/* Until the STag is set, lookups of the new index fail. */
 	smr->mr.lkey = index << SOFTIW_STAG_INDEX_SHIFT | key;
 	smr->mr.rkey = smr->mr.lkey;
+	ret = xa_err(xa_store(&sdev->mrs, index, smr, GFP_KERNEL));
+	if (ret)
+		goto erase_index;
 	return &smr->mr;
+
+erase_index:
+	xa_erase(&sdev->mrs, index);
+free_mr:
+	kfree(smr);
+	return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
 }
 
 void softiw_dereg_mr(struct kiwi_mr *mr)

@@ -14,7 +14,9 @@
  * Flush rules (Documentation/softiw.rst, "QP states and flush"): a work
  * request posted to a QP in ERROR completes at once with -ECANCELED; the
  * move to ERROR completes every queued one with -ECANCELED before
- * modify_qp (or destroy_qp) returns.
+ * modify_qp (or destroy_qp) returns. Between the move and the flush
+ * (which waits for the endpoint's mutex) posts are still queued, so that
+ * they complete after the older requests, never ahead of them.
  */
 #include <kunit/visibility.h>
 #include <linux/slab.h>
@@ -57,7 +59,8 @@ static void softiw_qp_free(struct softiw_qp *sqp)
  * softiw_qp_put() - drop a reference on a QP, freeing it on the last one
  * @sqp: the QP
  *
- * Context: any context.
+ * Context: any context for a reference that is not the last; the last
+ * one frees rings that may be vmalloc'd, so process context.
  */
 void softiw_qp_put(struct softiw_qp *sqp)
 {
@@ -98,6 +101,13 @@ struct kiwi_qp *softiw_create_qp(struct kiwi_device *kdev,
 	ret = softiw_wq_init(&sqp->rq, cap->max_recv_wr, cap->max_recv_sge);
 	if (ret)
 		goto free_qp;
+	/*
+	 * From xa_alloc() on, a connect can find and bind the QP, and
+	 * complete into its CQs: set them now, not when the core does
+	 * after create_qp returns (it stores the same values).
+	 */
+	sqp->qp.send_cq = init->send_cq;
+	sqp->qp.recv_cq = init->recv_cq;
 	ret = xa_alloc(&sdev->qps, &qpn, sqp,
 		       XA_LIMIT(1, SOFTIW_MAX_QP), GFP_KERNEL);
 	if (ret) {
@@ -112,12 +122,16 @@ free_qp:
 	return ERR_PTR(ret);
 }
 
-/* ERROR is final; anything else may move anywhere the core asks. */
+/*
+ * The moves a ULP (or the core for it) may ask for: any state to ERROR,
+ * a connected QP to CLOSING. RTS and TERMINATE are the endpoint's to set.
+ */
 static bool softiw_qp_move_ok(enum kiwi_qp_state from, enum kiwi_qp_state to)
 {
-	if (to > KIWI_QPS_ERROR)
-		return false;
-	return from != KIWI_QPS_ERROR || to == KIWI_QPS_ERROR;
+	if (to == KIWI_QPS_ERROR)
+		return true;
+	return to == KIWI_QPS_CLOSING &&
+	       (from == KIWI_QPS_RTS || from == KIWI_QPS_CLOSING);
 }
 
 static struct softiw_cq *softiw_wq_cq(struct softiw_qp *sqp,
@@ -190,7 +204,10 @@ void softiw_qp_flush(struct softiw_qp *sqp)
 	u32 n;
 
 	spin_lock_irqsave(&sqp->lock, flags);
+	if (sqp->cep)
+		lockdep_assert_held(&sqp->cep->lock);
 	sqp->state = KIWI_QPS_ERROR;
+	sqp->flush_pending = false;
 	n = softiw_wq_flush(sqp, &sqp->sq);
 	n += softiw_wq_flush(sqp, &sqp->rq);
 	spin_unlock_irqrestore(&sqp->lock, flags);
@@ -238,6 +255,7 @@ static int softiw_qp_move(struct softiw_qp *sqp, enum kiwi_qp_state state,
 		return -EINVAL;
 	softiw_qp_set_state(sqp, state);
 	if (state == KIWI_QPS_ERROR && sqp->cep) {
+		sqp->flush_pending = true;
 		refcount_inc(&sqp->cep->ref);
 		*cep = sqp->cep;
 	}
@@ -329,6 +347,13 @@ static struct softiw_wqe *softiw_wq_slot(struct softiw_wq *wq)
 	return &wq->wqe[(wq->head + wq->count) % wq->size];
 }
 
+/* In ERROR with its queues flushed: a post completes at once. */
+static bool softiw_qp_flushed(struct softiw_qp *sqp)
+{
+	lockdep_assert_held(&sqp->lock);
+	return sqp->state == KIWI_QPS_ERROR && !sqp->flush_pending;
+}
+
 static int softiw_sq_add(struct softiw_qp *sqp, const struct kiwi_send_wr *wr)
 {
 	struct softiw_wqe *wqe = softiw_wq_slot(&sqp->sq);
@@ -363,14 +388,14 @@ int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	for (; wr; wr = wr->next) {
-		if (sqp->state == KIWI_QPS_ERROR) {
+		if (softiw_qp_flushed(sqp)) {
 			softiw_wq_report(sqp, &sqp->sq, wr->wr_id, 0,
 					 -ECANCELED, 0, false);
 			flushed = true;
 			continue;
 		}
-		ret = sqp->state == KIWI_QPS_RTS ? softiw_sq_add(sqp, wr) :
-						   -ENOTCONN;
+		ret = sqp->state == KIWI_QPS_RTS || sqp->flush_pending ?
+		      softiw_sq_add(sqp, wr) : -ENOTCONN;
 		if (ret)
 			break;
 		queued = true;
@@ -415,7 +440,7 @@ int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	for (; wr; wr = wr->next) {
-		if (sqp->state == KIWI_QPS_ERROR) {
+		if (softiw_qp_flushed(sqp)) {
 			softiw_wq_report(sqp, &sqp->rq, wr->wr_id, 0,
 					 -ECANCELED, 0, false);
 			flushed = true;
@@ -476,6 +501,7 @@ int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 	int ret = -ECANCELED;
 
 	spin_lock_irqsave(&sqp->lock, flags);
+	lockdep_assert_held(&sqp->cep->lock);
 	if (wq->count && sqp->state != KIWI_QPS_ERROR) {
 		wqe = &wq->wqe[wq->head];
 		ret = softiw_wq_report(sqp, wq, wqe->wr_id, wqe->flags, status,
@@ -546,6 +572,20 @@ u64 kiwi_softiw_qp_tx_fpdus(struct kiwi_qp *qp)
 	return READ_ONCE(softiw_qp(qp)->tx_fpdus);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_tx_fpdus);
+
+/**
+ * kiwi_softiw_qp_rx_busy() - receive runs of a QP that used up their
+ *	budget, for tests
+ * @qp: the QP
+ *
+ * Context: any context.
+ * Return: their number.
+ */
+u64 kiwi_softiw_qp_rx_busy(struct kiwi_qp *qp)
+{
+	return READ_ONCE(softiw_qp(qp)->rx_busy);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_rx_busy);
 
 /**
  * kiwi_softiw_qp_terminate() - the TERMINATE a QP received, for tests

@@ -21,8 +21,13 @@
 
 #include "cm.h"
 
-/* Payload bytes received per run of the work before it lets others run. */
+/*
+ * Bytes received per run of the work before it lets others run. Every
+ * FPDU costs at least SOFTIW_RX_FPDU_COST, so that a peer streaming
+ * empty segments cannot keep the work (and the endpoint's mutex) forever.
+ */
 #define SOFTIW_RX_BUDGET	(256 * 1024)
+#define SOFTIW_RX_FPDU_COST	1024
 
 /**
  * softiw_rx_start() - prepare the receiver of a new connection
@@ -52,7 +57,7 @@ static int softiw_rx_untagged_error(struct softiw_rx *rx, u8 ecode)
 				SOFTIW_TERM_DDP_UNTAGGED, ecode);
 }
 
-/* Receive into @vec; 0 at the end of the stream becomes SOFTIW_DP_EOF. */
+/* Receive into @vec; 0 at the end of the stream becomes -ENOTCONN. */
 static int softiw_rx_recv(struct softiw_cep *cep, struct kvec *vec,
 			  size_t nvec, size_t len)
 {
@@ -77,15 +82,20 @@ static int softiw_rx_hdr(struct softiw_cep *cep)
 {
 	struct softiw_rx *rx = &cep->rx;
 	size_t need;
-	int ret;
+	int hlen, ret;
 
 	for (;;) {
 		ret = kiwi_softiw_fpdu_get_hdr(rx->hdr, rx->got, &rx->h,
 					       &rx->cause);
 		if (!ret)
 			break;
-		if (ret != -ENODATA)
+		if (ret != -ENODATA) {
+			/* A TERMINATE copies a header that was read whole. */
+			hlen = kiwi_softiw_ddp_hdr_size(rx->h.opcode);
+			rx->hdr_ok = hlen > 0 &&
+				     rx->got >= SOFTIW_MPA_LEN_SIZE + hlen;
 			return -EPROTO;
+		}
 		need = rx->got < 4 ? 4 : SOFTIW_MPA_LEN_SIZE +
 			kiwi_softiw_ddp_hdr_size(rx->h.opcode);
 		ret = softiw_rx_recv_buf(cep, rx->hdr + rx->got,
@@ -96,7 +106,8 @@ static int softiw_rx_hdr(struct softiw_cep *cep)
 	}
 	need = SOFTIW_MPA_LEN_SIZE + kiwi_softiw_ddp_hdr_size(rx->h.opcode);
 	rx->hdr_ok = true;
-	rx->crc = __crc32c_le(~0U, rx->hdr, need);
+	if (cep->crc)
+		rx->crc = __crc32c_le(~0U, rx->hdr, need);
 	rx->left = rx->h.ulpdu_len - (need - SOFTIW_MPA_LEN_SIZE);
 	rx->trailer_len = softiw_fpdu_pad(rx->h.ulpdu_len) +
 			  SOFTIW_MPA_CRC_SIZE;
@@ -109,11 +120,15 @@ static int softiw_rx_begin_send(struct softiw_cep *cep)
 {
 	struct softiw_rx *rx = &cep->rx;
 	struct softiw_qp *sqp = cep->qp;
+	int ret;
 
 	if (rx->h.msn != rx->msn)
 		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_MSN_RANGE);
 	if (!rx->wqe) {
 		rx->wqe = softiw_wq_peek(sqp, &sqp->rq);
+		/* In ERROR the ULP ended the connection: not the peer's fault. */
+		if (!rx->wqe && softiw_qp_state(sqp) == KIWI_QPS_ERROR)
+			return -ECONNABORTED;
 		if (!rx->wqe)
 			return softiw_rx_untagged_error(rx,
 						SOFTIW_TERM_DDP_U_NO_BUF);
@@ -123,8 +138,10 @@ static int softiw_rx_begin_send(struct softiw_cep *cep)
 		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_INV_MO);
 	if (rx->left > rx->wqe->len - rx->mo) {
 		/* The RECV learns why; the TERMINATE tells the peer. */
-		softiw_wq_complete(sqp, &sqp->rq, -EMSGSIZE, 0, false);
+		ret = softiw_wq_complete(sqp, &sqp->rq, -EMSGSIZE, 0, false);
 		rx->wqe = NULL;
+		if (ret == -EOVERFLOW)
+			return ret;
 		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_TOO_LONG);
 	}
 	return 0;
@@ -140,6 +157,9 @@ static int softiw_rx_begin(struct softiw_cep *cep)
 	case SOFTIW_RDMAP_SEND_SE:
 		return softiw_rx_begin_send(cep);
 	case SOFTIW_RDMAP_TERMINATE:
+		/* The only message of queue 2: one with another MSN is bogus. */
+		if (rx->h.msn != 1)
+			return -ECONNRESET;
 		rx->term_len = 0;
 		return 0;
 	case SOFTIW_RDMAP_SEND_INV:
@@ -222,7 +242,8 @@ static int softiw_rx_payload(struct softiw_cep *cep, u32 *budget)
 	ret = softiw_rx_recv(cep, vec, nvec, want);
 	if (ret < 0)
 		return ret;
-	rx->crc = softiw_rx_crc(rx->crc, vec, ret);
+	if (cep->crc)
+		rx->crc = softiw_rx_crc(rx->crc, vec, ret);
 	rx->left -= ret;
 	*budget -= min_t(u32, *budget, ret);
 	if (rx->h.opcode == SOFTIW_RDMAP_TERMINATE) {
@@ -303,8 +324,10 @@ static int softiw_rx_advance(struct softiw_cep *cep, u32 *budget)
 	switch (rx->stage) {
 	case SOFTIW_RX_HDR:
 		ret = softiw_rx_hdr(cep);
-		if (!ret)
-			ret = softiw_rx_begin(cep);
+		if (ret)
+			return ret;
+		*budget -= min_t(u32, *budget, SOFTIW_RX_FPDU_COST);
+		ret = softiw_rx_begin(cep);
 		if (!ret)
 			rx->stage = SOFTIW_RX_PAYLOAD;
 		return ret;
@@ -318,15 +341,27 @@ static int softiw_rx_advance(struct softiw_cep *cep, u32 *budget)
 	}
 }
 
+/*
+ * The stream ended: a FIN between FPDUs is a graceful close; one inside
+ * an FPDU cut a message short, an LLP error.
+ */
+static int softiw_rx_eof(const struct softiw_rx *rx)
+{
+	if (rx->stage == SOFTIW_RX_HDR && !rx->got)
+		return SOFTIW_DP_EOF;
+	return -ECONNRESET;
+}
+
 /**
  * softiw_rx_step() - take in what the peer sent, as far as it has arrived
  * @cep: the established endpoint
  *
  * Context: process context, the endpoint's mutex held.
  * Return: SOFTIW_DP_IDLE when the socket is empty, SOFTIW_DP_BUSY when
- * the budget is used up, SOFTIW_DP_EOF at the end of the stream;
- * -EPROTO for a protocol error (cep->rx.cause says which; send a
- * TERMINATE), -ECONNRESET for a TERMINATE received (or a reset),
+ * the budget is used up, SOFTIW_DP_EOF at the end of the stream between
+ * two FPDUs; -EPROTO for a protocol error (cep->rx.cause says which; send a
+ * TERMINATE), -ECONNRESET for a TERMINATE received, a reset or an end
+ * of the stream inside an FPDU, -ECONNABORTED if the QP went to ERROR,
  * -EOVERFLOW if a completion did not fit its CQ, or the socket's error.
  */
 int softiw_rx_step(struct softiw_cep *cep)
@@ -340,9 +375,10 @@ int softiw_rx_step(struct softiw_cep *cep)
 		if (ret == -EAGAIN)
 			return SOFTIW_DP_IDLE;
 		if (ret == -ENOTCONN)
-			return SOFTIW_DP_EOF;
+			return softiw_rx_eof(&cep->rx);
 		if (ret)
 			return ret;
 	}
+	WRITE_ONCE(cep->qp->rx_busy, cep->qp->rx_busy + 1);
 	return SOFTIW_DP_BUSY;
 }

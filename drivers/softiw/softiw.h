@@ -123,6 +123,9 @@ struct softiw_wq {
  * @rq: the receive queue
  * @mulpdu: established: longest ULPDU the QP sends in one FPDU
  * @tx_fpdus: FPDUs of SEND messages sent (statistics, for tests)
+ * @rx_busy: receive runs that stopped on their budget (statistics)
+ * @flush_pending: in ERROR, but the bound endpoint's flush has not run
+ *	yet: posts still queue behind the older requests
  * @term_rcvd: a TERMINATE was received from the peer
  * @term_ctrl: its first word, host order (its cause)
  */
@@ -138,6 +141,8 @@ struct softiw_qp {
 	struct softiw_wq rq;
 	u16 mulpdu;
 	u64 tx_fpdus;
+	u64 rx_busy;
+	bool flush_pending;
 	bool term_rcvd;
 	u32 term_ctrl;
 };
@@ -215,6 +220,7 @@ enum kiwi_qp_state softiw_qp_state(struct softiw_qp *sqp);
 enum kiwi_qp_state kiwi_softiw_qp_state(struct kiwi_qp *qp);
 u16 kiwi_softiw_qp_mulpdu(struct kiwi_qp *qp);
 u64 kiwi_softiw_qp_tx_fpdus(struct kiwi_qp *qp);
+u64 kiwi_softiw_qp_rx_busy(struct kiwi_qp *qp);
 bool kiwi_softiw_qp_terminate(struct kiwi_qp *qp, u32 *ctrl);
 
 /* cq.c */

@@ -217,9 +217,10 @@ static u32 softiw_term_hdrs(const struct softiw_rx *rx)
 		    c->ecode == SOFTIW_TERM_RDMAP_VERSION ||
 		    c->ecode == SOFTIW_TERM_RDMAP_OPCODE)
 			return 0;
-		if (c->etype == SOFTIW_TERM_RDMAP_PROTECTION)
-			return SOFTIW_TERM_LEN_VALID | SOFTIW_TERM_DDP_HDR |
-			       SOFTIW_TERM_RDMAP_HDR;
+		/*
+		 * No R: the RDMAP header it names is a Read Request's 28-byte
+		 * body, which the receiver refuses without reading.
+		 */
 		return SOFTIW_TERM_LEN_VALID | SOFTIW_TERM_DDP_HDR;
 	default:
 		return 0;

@@ -6,6 +6,7 @@
  * connect and the MPA reply timeout.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/string.h>
 
@@ -201,6 +202,45 @@ static void cm_reply_timeout(struct kunit *test)
 	cmt_teardown(t);
 }
 
+/*
+ * The ULP moves its QP to ERROR while the MPA Reply is awaited (as the
+ * core does when the id is destroyed then): the connect fails with
+ * -ECONNABORTED at once instead of running on to a QP in ERROR.
+ */
+static void cm_error_while_connecting(struct kunit *test)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET, .sin_port = htons(21091),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct kiwi_qp_attr attr = { .qp_state = KIWI_QPS_ERROR };
+	const struct cmt_rec *r;
+	struct socket *mute;
+	struct kiwi_cm_id *a;
+	struct cmt *t;
+	int ret;
+
+	t = cmt_setup(test, 21091);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &mute), 0);
+	ret = kernel_bind(mute, (struct sockaddr *)&sin, sizeof(sin));
+	if (!ret)
+		ret = kernel_listen(mute, 4);
+	if (ret)
+		sock_release(mute);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	a = cmt_connect_qp(t, "x", t->port, cmt_qp(t));
+	msleep(200);	/* TCP up, Request sent: now awaiting the Reply */
+	ret = kiwi_modify_qp(t->qps[t->nqps - 1], &attr, KIWI_QP_ATTR_STATE);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a);
+	sock_release(mute);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNABORTED);
+	KUNIT_EXPECT_EQ(test, cmt_count(t, KIWI_CM_EVENT_CONNECT_REPLY), 1);
+	cmt_teardown(t);
+}
+
 static struct kunit_case cm_cases[] = {
 	KUNIT_CASE(cm_v2_nocrc),
 	KUNIT_CASE(cm_v2_crc),
@@ -211,6 +251,7 @@ static struct kunit_case cm_cases[] = {
 	KUNIT_CASE(cm_unanswered_request),
 	KUNIT_CASE(cm_no_listener),
 	KUNIT_CASE(cm_reply_timeout),
+	KUNIT_CASE(cm_error_while_connecting),
 	{}
 };
 

@@ -615,6 +615,101 @@ static void dp_cq_overflow(struct kunit *test)
 	cmt_teardown(d->t);
 }
 
+/* Once a CQ overflowed it takes nothing more, even with room again. */
+static void dp_cq_overflow_sticky(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23291, 1, 4, 4);
+	struct dpt_side *a = &d->s[0];
+	struct kiwi_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dpt_recv(a, 1, 0, 64), 0);
+	KUNIT_ASSERT_EQ(test, dpt_recv(a, 2, 64, 64), 0);
+	KUNIT_ASSERT_EQ(test, dpt_move(a->qp, KIWI_QPS_ERROR), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, dpt_recv(a, 3, 0, 64), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), -EOVERFLOW);
+	cmt_teardown(d->t);
+}
+
+/*
+ * A message too long for its RECV, whose -EMSGSIZE completion does not
+ * fit the CQ: the overflow wins, CLOSE(-EOVERFLOW) and a catastrophic
+ * TERMINATE, not the DDP error.
+ */
+static void dp_cq_overflow_too_long(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23292, 1, 4, 4);
+	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	const struct cmt_rec *r;
+	struct kiwi_wc wc;
+	u32 ctrl = 0;
+
+	KUNIT_ASSERT_EQ(test, dpt_recv(b, 0, 0, 64), 0);
+	KUNIT_ASSERT_EQ(test, dpt_recv(b, 1, 64, 10), 0);
+	dpt_connect(d);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 0, 0, 4, 0), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 1, 0, 200, 0), 0);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -EOVERFLOW);
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(b->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0ULL);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(b->cq, 1, &wc), -EOVERFLOW);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[0]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_TRUE(test, kiwi_softiw_qp_terminate(a->qp, &ctrl));
+	KUNIT_EXPECT_EQ(test, ctrl >> 24, 0U);	/* RDMAP, catastrophic */
+	cmt_teardown(d->t);
+}
+
+static void dpt_fault_disarm(struct kunit_resource *res)
+{
+	kiwi_fault_fail_nth(0);
+}
+
+/*
+ * The core cannot copy the private data of a CONNECT_REPLY(0): its owner
+ * gets CONNECT_REPLY(-ENOMEM), and softiw drops the connection with no
+ * further upcall: the QP flushed, the stream reset under the peer.
+ */
+static void dp_reply_dropped(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23293, 16, 4, 4);
+	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	struct kiwi_conn_param p = {
+		.ird = 4, .ord = 4, .qpn = b->qp->qpn,
+		.private_data = "ok", .private_data_len = 2,
+	};
+	const struct cmt_rec *r;
+	struct kiwi_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dpt_recv(a, 1, 0, 64), 0);
+	cmt_listen(d->t);
+	d->id[0] = cmt_connect_qp(d->t, "dp", d->t->port, a->qp->qpn);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	d->id[1] = r->id;
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 dpt_fault_disarm,
+							 GFP_KERNEL, d));
+	/* Accepting allocates nothing; the reply's copy is the next. */
+	kiwi_fault_fail_nth(1);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(d->id[1], &p), 0);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REPLY, d->id[0]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, kiwi_fault_remaining(), 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(a->qp), KIWI_QPS_ERROR);
+	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
+	cmt_teardown(d->t);
+}
+
 /* Destroying a QP with sends on the wire completes each of them once. */
 static void dp_destroy_in_flight(struct kunit *test)
 {
@@ -765,6 +860,9 @@ static struct kunit_case dp_cases[] = {
 	KUNIT_CASE(dp_send_without_recv),
 	KUNIT_CASE(dp_cq_notify),
 	KUNIT_CASE(dp_cq_overflow),
+	KUNIT_CASE(dp_cq_overflow_sticky),
+	KUNIT_CASE(dp_cq_overflow_too_long),
+	KUNIT_CASE(dp_reply_dropped),
 	KUNIT_CASE(dp_destroy_in_flight),
 	KUNIT_CASE(dp_graceful_drains),
 	KUNIT_CASE(dp_dead_peer),

@@ -208,10 +208,19 @@ static void softiw_qp_lifecycle(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, ops->iw_get_qp(t.dev, t.qp->qpn), t.qp);
 	KUNIT_EXPECT_PTR_EQ(test, ops->iw_get_qp(t.dev, u.qp->qpn), u.qp);
 	KUNIT_EXPECT_NULL(test, ops->iw_get_qp(t.dev, 0));
-	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_RTS), 0);
-	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_CLOSING), 0);
+	/* Only the endpoint moves a QP to RTS or TERMINATE. */
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_RTS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_TERMINATE),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_IDLE), -EINVAL);
+	/* CLOSING needs a connection. */
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_CLOSING),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(t.qp), KIWI_QPS_IDLE);
 	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_ERROR), 0);
 	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_RTS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_CLOSING),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_ERROR), 0);
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t.cq, 1, &wc), 0);
 

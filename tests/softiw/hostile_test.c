@@ -7,13 +7,16 @@
  * cleanly, no CONNECT_REQUEST is made up, and the listener keeps working.
  * Then a client that completes MPA and writes FPDUs by hand: split into
  * 1-byte segments or several per segment (placed correctly), or with a
- * bad CRC, opcode, version or MSN (answered with the right TERMINATE).
+ * bad CRC, opcode, version or MSN (answered with the right TERMINATE),
+ * or cut short by a FIN (a reset, not a graceful close), or a flood of
+ * empty segments (which cannot keep the receiver busy forever).
  */
 #include <asm/unaligned.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include <net/sock.h>
 
 #include "cm_fixture.h"
 #include "fpdu.h"
@@ -302,6 +305,7 @@ static void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
  * @mo: its MO
  * @data: payload
  * @len: payload bytes
+ * @qn: its queue number
  */
 struct hostile_fpdu {
 	u16 ctrl;
@@ -309,6 +313,7 @@ struct hostile_fpdu {
 	u32 mo;
 	const char *data;
 	u16 len;
+	u32 qn;
 };
 
 #define HOSTILE_SEND_LAST 0x4143	/* L, DDP v1 | RDMAP v1, SEND */
@@ -322,7 +327,7 @@ static int hostile_fpdu_put(u8 *buf, const struct hostile_fpdu *f, bool crc)
 	put_unaligned_be16(18 + f->len, buf);
 	put_unaligned_be16(f->ctrl, buf + 2);
 	put_unaligned_be32(0, buf + 4);		/* RDMAP-owned word */
-	put_unaligned_be32(0, buf + 8);		/* queue 0 */
+	put_unaligned_be32(f->qn, buf + 8);
 	put_unaligned_be32(f->msn, buf + 12);
 	put_unaligned_be32(f->mo, buf + 16);
 	memcpy(buf + 20, f->data, f->len);
@@ -334,16 +339,29 @@ static int hostile_fpdu_put(u8 *buf, const struct hostile_fpdu *f, bool crc)
 	return n + 4;
 }
 
-/* The client reads a TERMINATE with this cause; the QP is in ERROR. */
+/*
+ * The client reads a TERMINATE with this cause, then the FIN; the QP is
+ * in ERROR.
+ */
 static void hostile_expect_term(struct cmt *t, struct hostile_peer *p,
 				u8 layer_etype, u8 ecode)
 {
 	struct kunit *test = t->test;
 	const struct cmt_rec *r;
 	struct kiwi_wc wc;
-	u8 f[24];
+	u8 f[24], rest[64];
+	int n;
 
 	KUNIT_ASSERT_EQ(test, hostile_recv_all(p->s, f, sizeof(f)), 24);
+	/* The rest of the TERMINATE, then a FIN, not a reset. */
+	n = 2 + get_unaligned_be16(f);
+	n = round_up(n, 4) + 4 - sizeof(f);
+	KUNIT_ASSERT_LE(test, n, (int)sizeof(rest));
+	KUNIT_EXPECT_EQ(test, hostile_recv_all(p->s, rest, n), n);
+	KUNIT_EXPECT_EQ(test, cmt_raw_recv(p->s, rest, sizeof(rest), 3000), 0);
+	/* No reset after the FIN either (it would set EPIPE here). */
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->s->sk->sk_err), 0);
 	KUNIT_EXPECT_EQ(test, f[2], 0x41);		/* L, DDP v1 */
 	KUNIT_EXPECT_EQ(test, f[3], 0x47);		/* RDMAP v1, TERMINATE */
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 8), 2U);	/* queue */
@@ -465,6 +483,198 @@ static void hostile_fpdu_split(struct kunit *test)
 	cmt_teardown(t);
 }
 
+/*
+ * A TERMINATE with MSN @msn: the peer ends the connection, but only one
+ * with MSN 1 (queue 2 carries nothing else) is taken as a TERMINATE.
+ */
+static void hostile_terminate_msn(struct kunit *test, u16 port, u32 msn)
+{
+	const struct hostile_fpdu f = { 0x4147, msn, 0, "\x01\x02\x00\x00", 4,
+					2 };
+	struct cmt *t = cmt_setup(test, port);
+	const struct cmt_rec *r;
+	struct hostile_peer p;
+	u32 ctrl = 0;
+	u8 buf[64];
+	int n;
+
+	hostile_peer_connect(t, &p, false, 1);
+	n = hostile_fpdu_put(buf, &f, false);
+	KUNIT_EXPECT_EQ(test, cmt_raw_send(p.s, buf, n), n);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_terminate(p.qp, &ctrl), msn == 1);
+	if (msn == 1)
+		KUNIT_EXPECT_EQ(test, ctrl, 0x01020000U);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
+static void hostile_terminate(struct kunit *test)
+{
+	hostile_terminate_msn(test, 22093, 1);
+}
+
+static void hostile_terminate_bad_msn(struct kunit *test)
+{
+	hostile_terminate_msn(test, 22094, 2);
+}
+
+/* A segment refused once its header is in, and the TERMINATE it earns. */
+static const struct hostile_term_case {
+	struct hostile_fpdu f;
+	u8 layer_etype;
+	u8 ecode;
+	const char *desc;
+} hostile_term_cases[] = {
+	{ { HOSTILE_SEND_LAST, 1, 0, "hello", 5, 1 }, 0x12, 0x01,
+	  "SEND on queue 1" },
+	{ { 0x4141, 1, 0, "0123456789abcdef0123456789ab", 28, 1 }, 0x01, 0x00,
+	  "Read Request" },
+};
+
+static void hostile_term_case_desc(const struct hostile_term_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hostile_term_case, hostile_term_cases,
+		  hostile_term_case_desc);
+
+/*
+ * The TERMINATE copies the refused segment's DDP length and header (M, D)
+ * even when the header failed its own checks, and never claims an RDMAP
+ * header it does not carry (R).
+ */
+static void hostile_term_copies_hdr(struct kunit *test)
+{
+	const struct hostile_term_case *c = test->param_value;
+	struct cmt *t = cmt_setup(test, 22095);
+	const struct cmt_rec *r;
+	struct hostile_peer p;
+	u8 buf[64], f[48];
+	int n;
+
+	hostile_peer_connect(t, &p, false, 1);
+	n = hostile_fpdu_put(buf, &c->f, false);
+	KUNIT_EXPECT_EQ(test, cmt_raw_send(p.s, buf, n), n);
+	KUNIT_ASSERT_EQ(test, hostile_recv_all(p.s, f, sizeof(f)), 48);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(f), 42U);	/* ULPDU_Length */
+	KUNIT_EXPECT_EQ(test, f[3], 0x47);			/* TERMINATE */
+	KUNIT_EXPECT_EQ(test, f[20], c->layer_etype);
+	KUNIT_EXPECT_EQ(test, f[21], c->ecode);
+	KUNIT_EXPECT_EQ(test, f[22] & 0xe0, 0xc0);		/* M, D, no R */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(f + 24), (u16)c->f.len);
+	CMT_EXPECT_MEM(test, f + 26, buf + 2, 18);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -EPROTO);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
+#define HOSTILE_EMPTY_SEGS 4000
+
+/*
+ * Thousands of empty non-last segments of one SEND, in one write: they
+ * cost the receiver its budget, so it yields now and then instead of
+ * holding the endpoint for as long as the peer keeps sending; the message
+ * still completes whole.
+ */
+static void hostile_empty_segments(struct kunit *test)
+{
+	const struct hostile_fpdu empty = { 0x0143, 1, 0, "", 0 };
+	const struct hostile_fpdu last = { HOSTILE_SEND_LAST, 1, 0, "end", 3 };
+	struct cmt *t = cmt_setup(test, 22092);
+	struct hostile_peer p;
+	struct kiwi_wc wc;
+	int i, n = 0, len;
+	u8 *buf;
+
+	/* 24 bytes per empty segment, 28 for the last. */
+	buf = kunit_kmalloc(test, HOSTILE_EMPTY_SEGS * 24 + 28, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < HOSTILE_EMPTY_SEGS; i++)
+		n += hostile_fpdu_put(buf + n, &empty, false);
+	n += hostile_fpdu_put(buf + n, &last, false);
+	KUNIT_ASSERT_EQ(test, n, HOSTILE_EMPTY_SEGS * 24 + 28);
+	hostile_peer_connect(t, &p, false, 1);
+	for (len = 0; len < n; len += i) {
+		i = cmt_raw_send(p.s, buf + len, n - len);
+		KUNIT_ASSERT_GT(test, i, 0);
+	}
+	for (i = 0, n = 0; i < 500 && !n; i++) {
+		n = kiwi_poll_cq(t->cq, 1, &wc);
+		if (!n)
+			usleep_range(10000, 20000);
+	}
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 3U);
+	CMT_EXPECT_MEM(test, p.buf, "end", 3);
+	KUNIT_EXPECT_GT(test, kiwi_softiw_qp_rx_busy(p.qp), 0ULL);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
+/* Where the peer's FIN cuts a 32-byte FPDU (5 payload bytes, CRC). */
+static const struct hostile_cut {
+	int at;
+	const char *desc;
+} hostile_cuts[] = {
+	{ 0, "before the FPDU: graceful" },
+	{ 10, "in the header" },
+	{ 22, "in the payload" },
+	{ 26, "in the pad" },
+	{ 30, "in the CRC" },
+};
+
+static void hostile_cut_desc(const struct hostile_cut *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hostile_cut, hostile_cuts, hostile_cut_desc);
+
+/*
+ * A FIN between FPDUs is a graceful DISCONNECT; one inside an FPDU cuts
+ * a message short: CLOSE(-ECONNRESET) at once and the RECV flushed.
+ */
+static void hostile_fin_mid_fpdu(struct kunit *test)
+{
+	const struct hostile_cut *c = test->param_value;
+	const struct hostile_fpdu f = { HOSTILE_SEND_LAST, 1, 0, "hello", 5 };
+	struct cmt *t = cmt_setup(test, 22091);
+	const struct cmt_rec *r;
+	struct hostile_peer p;
+	struct kiwi_wc wc;
+	u8 buf[64];
+
+	hostile_peer_connect(t, &p, true, 1);
+	KUNIT_ASSERT_EQ(test, hostile_fpdu_put(buf, &f, true), 32);
+	if (c->at)
+		KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, buf, c->at), c->at);
+	KUNIT_ASSERT_EQ(test, kernel_sock_shutdown(p.s, SHUT_WR), 0);
+	if (!c->at) {
+		r = cmt_wait(t, KIWI_CM_EVENT_DISCONNECT, p.child);
+		KUNIT_EXPECT_NOT_NULL(test, r);
+		KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+		goto close;
+	}
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, cmt_count(t, KIWI_CM_EVENT_DISCONNECT), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+close:
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
 static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_bad_key),
 	KUNIT_CASE(hostile_oversize_pdata),
@@ -480,6 +690,11 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_fpdu_bad_msn),
 	KUNIT_CASE(hostile_fpdu_bad_mo),
 	KUNIT_CASE(hostile_fpdu_split),
+	KUNIT_CASE_PARAM(hostile_fin_mid_fpdu, hostile_cut_gen_params),
+	KUNIT_CASE(hostile_empty_segments),
+	KUNIT_CASE(hostile_terminate),
+	KUNIT_CASE(hostile_terminate_bad_msn),
+	KUNIT_CASE_PARAM(hostile_term_copies_hdr, hostile_term_case_gen_params),
 	{}
 };
 
