@@ -445,8 +445,16 @@ static void sample_established(struct kiwi_sample_conn *conn)
 
 static void sample_disconnected(struct kiwi_sample_conn *conn)
 {
+	int ret;
+
 	if (!conn->passive && conn->received < conn->count)
 		sample_fail(conn, "disconnected early", -ECONNRESET);
+	/* The peer closed first: close this half too, rather than reset. */
+	if (conn->passive) {
+		ret = rdma_disconnect(conn->id);
+		if (ret)
+			sample_fail(conn, "disconnect", ret);
+	}
 	sample_finish(conn);
 }
 
