@@ -18,10 +18,10 @@
 #include <kiwi/verbs.h>
 
 /* Limits every softiw device reports through query_device. */
-#define SOFTIW_MAX_QP		1024
+#define SOFTIW_MAX_QP		16384
 #define SOFTIW_MAX_QP_WR	1024
 #define SOFTIW_MAX_SGE		6
-#define SOFTIW_MAX_CQ		1024
+#define SOFTIW_MAX_CQ		16384
 #define SOFTIW_MAX_CQE		4096
 #define SOFTIW_MAX_MR		4096
 #define SOFTIW_MAX_IRD_ORD	128
