@@ -5,6 +5,7 @@
 #   make demo       the sample ULPs on Debian's stock kernel in a QEMU VM
 #   make            build the modules against KDIR
 #   make check      static checks + KUnit suites in a QEMU test VM
+#   make bench      connection benchmark: kiwi vs. TCP vs. Linux's stack
 #   make deps       install the Debian packages every target needs
 #
 # The kernel build system reads Kbuild; this file only drives it.
@@ -14,8 +15,8 @@ BUILD ?= $(CURDIR)/build
 
 export BUILD KIWI_CACHE SUITES KIWI_SUITE_TIMEOUT KIWI_SKIP_STATIC
 
-.PHONY: all modules deps demo demo-selftest check static harness-selftest \
-	clean help
+.PHONY: all modules deps demo demo-selftest check static bench \
+	harness-selftest clean help
 
 all: modules
 
@@ -40,6 +41,10 @@ static:
 check:
 	@bash scripts/deps.sh check
 	@bash scripts/check.sh
+
+bench:
+	@bash scripts/deps.sh bench
+	@bash scripts/bench.sh
 
 harness-selftest:
 	@bash scripts/deps.sh check

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install the Debian packages a make target needs, only those missing.
-# usage: scripts/deps.sh build|check|demo|all
+# usage: scripts/deps.sh build|check|demo|bench|all
 set -euo pipefail
 
 build_pkgs="make gcc linux-headers-amd64 flex bison bc libelf-dev libssl-dev kmod"
@@ -11,13 +11,16 @@ check_pkgs="$build_pkgs linux-source-6.1 sparse cpio gzip busybox-static git bin
 	ibverbs-providers"
 demo_pkgs="$build_pkgs linux-image-amd64 cpio gzip busybox-static qemu-system-x86 rsync xz-utils
 	python3 kmod"
+# make bench needs what make check needs (iproute2 for siw links included).
+bench_pkgs=$check_pkgs
 
 case "${1:-all}" in
 build) want=$build_pkgs ;;
 check) want=$check_pkgs ;;
 demo) want=$demo_pkgs ;;
-all) want="$check_pkgs $demo_pkgs" ;;
-*) echo "usage: $0 build|check|demo|all" >&2; exit 2 ;;
+bench) want=$bench_pkgs ;;
+all) want="$check_pkgs $demo_pkgs $bench_pkgs" ;;
+*) echo "usage: $0 build|check|demo|bench|all" >&2; exit 2 ;;
 esac
 
 missing=

@@ -32,3 +32,18 @@ build_modules() {
 		die "module build against $kdir is not warning-free (log: $logf)"
 	fi
 }
+
+# Build the benchmark modules (bench/) in $1/bench, a tree build_modules()
+# made, against kernel tree $2, with W=1 and sparse; fail on any warning.
+build_bench() {
+	local dst=$1 kdir=$2 logf=$1/bench.log
+
+	if ! make -C "$kdir" M="$dst/bench" W=1 C=2 \
+		KBUILD_EXTRA_SYMBOLS="$dst/Module.symvers" modules >"$logf" 2>&1; then
+		grep -E "error|warning" "$logf" | head -40 >&2
+		die "benchmark modules: build against $kdir failed (log: $logf)"
+	fi
+	if grep -E "warning:|error:|[Ww]arning: " "$logf" >&2; then
+		die "benchmark modules: build against $kdir warned (log: $logf)"
+	fi
+}

@@ -14,6 +14,8 @@ out=$build/static
 
 step "static: W=1 C=2 build against $kdir"
 build_modules "$out" "$kdir"
+# The benchmark modules (make bench) too: Debian's kernel has rdma_cm.
+build_bench "$out" "$kdir"
 echo "ok: no warnings"
 
 step "static: exported symbols and module metadata"

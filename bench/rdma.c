@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rdma_cm side of kiwi's connection benchmark, one source compiled
+ * twice: stack_kiwi.c includes it after kiwi's <kiwi/rdma_cm.h>, and
+ * stack_linux.c after Linux's <rdma/rdma_cm.h>. Each supplies the few
+ * verbs calls that differ (struct bench_qpres, bench_qp_create(),
+ * bench_qp_destroy(), bench_verbs_exit()) and BENCH_STACK_NAME.
+ *
+ * A client connection: create an id, resolve the address and the route,
+ * create a CQ and a QP, connect with 32 bytes of private data; it is
+ * established at ESTABLISHED. Closing is rdma_disconnect(), waiting for
+ * DISCONNECTED, then destroying the QP, the CQ and the id. The server
+ * accepts every request from its handler and destroys each connection
+ * when it is disconnected.
+ */
+#include <linux/completion.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/wait.h>
+
+#include "bench.h"
+
+#define BENCH_TIMEOUT_MS	5000
+#define BENCH_PD_LEN		32
+#define BENCH_BACKLOG		1024
+
+/**
+ * struct bench_rconn - an rdma_cm connection of the benchmark
+ * @id: its id
+ * @qp: its QP and CQ
+ * @has_qp: @qp was created
+ * @step: completed at each event a client waits for
+ * @closed: completed at DISCONNECTED
+ * @status: the outcome of the last event: 0 or a negative errno
+ * @c: the driver's connection (client side only)
+ */
+struct bench_rconn {
+	struct rdma_cm_id *id;
+	struct bench_qpres qp;
+	bool has_qp;
+	struct completion step;
+	struct completion closed;
+	int status;
+	struct kiwi_bench_conn *c;
+};
+
+/**
+ * struct bench_listener - a listening id
+ * @id: the id
+ * @node: entry in bench_listeners
+ */
+struct bench_listener {
+	struct rdma_cm_id *id;
+	struct list_head node;
+};
+
+static LIST_HEAD(bench_listeners);
+static atomic_t bench_served = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(bench_served_wq);
+static const u8 bench_pd[BENCH_PD_LEN];
+
+static int bench_event_status(const struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return 0;
+	case RDMA_CM_EVENT_REJECTED:
+		return -ECONNREFUSED;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return -ETIMEDOUT;
+	default:
+		return ev->status ? ev->status : -EIO;
+	}
+}
+
+static int bench_client_handler(struct rdma_cm_id *id,
+				struct rdma_cm_event *ev)
+{
+	struct bench_rconn *rc = id->context;
+
+	if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+		complete(&rc->closed);
+		return 0;
+	}
+	if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
+		rc->c->t_established = ktime_get_ns();
+	rc->status = bench_event_status(ev);
+	complete(&rc->step);
+	return 0;
+}
+
+/* Wait for the next step of an opening connection. */
+static int bench_wait_step(struct bench_rconn *rc)
+{
+	if (!wait_for_completion_timeout(&rc->step,
+					 msecs_to_jiffies(BENCH_TIMEOUT_MS)))
+		return -ETIMEDOUT;
+	reinit_completion(&rc->step);
+	return rc->status;
+}
+
+static void bench_rconn_free(struct bench_rconn *rc)
+{
+	if (rc->has_qp) {
+		rdma_destroy_qp(rc->id);
+		bench_qp_destroy(&rc->qp);
+	}
+	rdma_destroy_id(rc->id);
+	kfree(rc);
+}
+
+static int bench_connect(struct bench_rconn *rc,
+			 const struct sockaddr_storage *dst)
+{
+	struct rdma_conn_param param = {
+		.private_data = bench_pd,
+		.private_data_len = BENCH_PD_LEN,
+		.responder_resources = 1,
+		.initiator_depth = 1,
+	};
+	int ret;
+
+	ret = rdma_resolve_addr(rc->id, NULL, (struct sockaddr *)dst,
+				BENCH_TIMEOUT_MS);
+	if (!ret)
+		ret = bench_wait_step(rc);
+	if (!ret)
+		ret = rdma_resolve_route(rc->id, BENCH_TIMEOUT_MS);
+	if (!ret)
+		ret = bench_wait_step(rc);
+	if (!ret)
+		ret = bench_qp_create(rc->id, &rc->qp);
+	if (ret)
+		return ret;
+	rc->has_qp = true;
+	rc->c->t_connect = ktime_get_ns();
+	ret = rdma_connect(rc->id, &param);
+	return ret ? ret : bench_wait_step(rc);
+}
+
+static int bench_open(struct kiwi_bench_conn *c, struct net *net,
+		      const struct sockaddr_storage *dst)
+{
+	struct bench_rconn *rc = kzalloc(sizeof(*rc), GFP_KERNEL);
+	int ret;
+
+	if (!rc)
+		return -ENOMEM;
+	init_completion(&rc->step);
+	init_completion(&rc->closed);
+	rc->c = c;
+	rc->id = rdma_create_id(net, bench_client_handler, rc, RDMA_PS_TCP,
+				IB_QPT_RC);
+	if (IS_ERR(rc->id)) {
+		ret = PTR_ERR(rc->id);
+		kfree(rc);
+		return ret;
+	}
+	ret = bench_connect(rc, dst);
+	if (ret) {
+		bench_rconn_free(rc);
+		return ret;
+	}
+	c->priv = rc;
+	return 0;
+}
+
+static void bench_close(struct kiwi_bench_conn *c)
+{
+	struct bench_rconn *rc = c->priv;
+
+	rdma_disconnect(rc->id);
+	wait_for_completion_timeout(&rc->closed,
+				    msecs_to_jiffies(BENCH_TIMEOUT_MS));
+	bench_rconn_free(rc);
+	c->priv = NULL;
+}
+
+/* A new connection for the server: take it, or refuse it. */
+static int bench_server_request(struct rdma_cm_id *id)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+	};
+	struct bench_rconn *rc = kzalloc(sizeof(*rc), GFP_KERNEL);
+	int ret;
+
+	if (!rc)
+		return -ENOMEM;
+	rc->id = id;
+	id->context = rc;
+	ret = bench_qp_create(id, &rc->qp);
+	if (ret)
+		goto err_free_rc;
+	rc->has_qp = true;
+	ret = rdma_accept(id, &param);
+	if (ret)
+		goto err_destroy_qp;
+	atomic_inc(&bench_served);
+	return 0;
+
+err_destroy_qp:
+	rdma_destroy_qp(id);
+	bench_qp_destroy(&rc->qp);
+err_free_rc:
+	id->context = NULL;
+	kfree(rc);
+	return ret;
+}
+
+/* The server's connection ended: free it; returning 1 destroys the id. */
+static int bench_server_gone(struct rdma_cm_id *id)
+{
+	struct bench_rconn *rc = id->context;
+
+	if (!rc)
+		return 0;
+	rdma_destroy_qp(id);
+	bench_qp_destroy(&rc->qp);
+	kfree(rc);
+	id->context = NULL;
+	if (atomic_dec_and_test(&bench_served))
+		wake_up(&bench_served_wq);
+	return 1;
+}
+
+static int bench_server_handler(struct rdma_cm_id *id,
+				struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return bench_server_request(id) ? 1 : 0;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return bench_server_gone(id);
+	default:
+		return 0;
+	}
+}
+
+static int bench_serve(struct net *net, const struct sockaddr_storage *addr)
+{
+	struct bench_listener *l = kzalloc(sizeof(*l), GFP_KERNEL);
+	int ret;
+
+	if (!l)
+		return -ENOMEM;
+	l->id = rdma_create_id(net, bench_server_handler, NULL, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(l->id)) {
+		ret = PTR_ERR(l->id);
+		goto err_free_l;
+	}
+	ret = rdma_bind_addr(l->id, (struct sockaddr *)addr);
+	if (!ret)
+		ret = rdma_listen(l->id, BENCH_BACKLOG);
+	if (ret)
+		goto err_destroy_id;
+	list_add_tail(&l->node, &bench_listeners);
+	return 0;
+
+err_destroy_id:
+	rdma_destroy_id(l->id);
+err_free_l:
+	kfree(l);
+	return ret;
+}
+
+static void bench_unserve(void)
+{
+	struct bench_listener *l, *tmp;
+
+	list_for_each_entry_safe(l, tmp, &bench_listeners, node) {
+		rdma_destroy_id(l->id);
+		list_del(&l->node);
+		kfree(l);
+	}
+	wait_event_timeout(bench_served_wq, !atomic_read(&bench_served),
+			   msecs_to_jiffies(BENCH_TIMEOUT_MS));
+}
+
+static struct kiwi_bench_stack bench_stack = {
+	.name = BENCH_STACK_NAME,
+	.owner = THIS_MODULE,
+	.serve = bench_serve,
+	.unserve = bench_unserve,
+	.open = bench_open,
+	.close = bench_close,
+};
+
+static int __init bench_stack_init(void)
+{
+	return kiwi_bench_register(&bench_stack);
+}
+
+static void __exit bench_stack_exit(void)
+{
+	kiwi_bench_unregister(&bench_stack);
+	bench_unserve();
+	bench_verbs_exit();
+}
+
+module_init(bench_stack_init);
+module_exit(bench_stack_exit);
+
+MODULE_LICENSE("GPL");

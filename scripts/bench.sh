@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kiwi's connection benchmark ("make bench"): one VM run on the benchmark
+# kernel (tests/bench.config: no debugging options, Linux's rdma_cm, iw_cm
+# and siw as modules) that measures the raw TCP baseline, kiwi and Linux's
+# stack with the same scenarios (bench/vm-init), then prints a table of
+# the numbers and the ratios kiwi/TCP and kiwi/Linux, saved as JSON in
+# $BUILD/bench/results.json.
+#
+# env: KIWI_BENCH_N          connections per rate run (default 1000)
+#      KIWI_BENCH_IDLE       idle live connections (default 10000)
+#      KIWI_BENCH_LISTENERS  extra listeners (default 1024)
+#      KIWI_BENCH_STACKS     stacks to measure (default "tcp kiwi linux")
+#      KIWI_BENCH_TIMEOUT    seconds the VM may run (default 3600)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+t0=$(date +%s)
+step "benchmark kernel"
+kdir=$(bash "$top/scripts/test-kernel.sh" "$top/tests/bench.config")
+echo "ok: $kdir"
+
+step "modules against the benchmark kernel (W=1 C=2)"
+out=$build/benchk
+build_modules "$out" "$kdir"
+build_bench "$out" "$kdir"
+echo "ok: no warnings"
+
+step "VM: initramfs"
+vm=$build/bench
+mkdir -p "$vm"
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp,run,lib/kiwi}
+cp /bin/busybox "$root/bin/busybox"
+install -m 0755 "$top/bench/vm-init" "$root/init"
+install -m 0644 "$top/tests/vm/testnet.sh" "$root/etc/kiwi-testnet.sh"
+cat >"$root/etc/kiwi-bench.conf" <<CONF
+BENCH_N=${KIWI_BENCH_N:-1000}
+BENCH_IDLE=${KIWI_BENCH_IDLE:-10000}
+BENCH_LISTENERS=${KIWI_BENCH_LISTENERS:-1024}
+BENCH_STACKS="${KIWI_BENCH_STACKS:-tcp kiwi linux}"
+CONF
+find "$out" -name 'kiwi_*.ko' -exec cp {} "$root/lib/kiwi/" \;
+# Linux's RDMA modules, with modules.dep for busybox modprobe.
+cp -a "$kdir/modroot/lib/modules" "$root/lib/"
+# iproute2's rdma tool, with the shared libraries it links.
+rdma=$(command -v rdma) || die "iproute2's rdma tool not found"
+for f in "$rdma" $(ldd "$rdma" | grep -o '/[^ ]*'); do
+	mkdir -p "$root$(dirname "$f")"
+	cp -L "$f" "$root$f"
+done
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$vm/initramfs.cpio.gz"
+echo "ok"
+
+step "VM: run (QEMU TCG, 2 CPUs)"
+rm -f "$vm/console.log" "$vm/results.log"
+timeout "${KIWI_BENCH_TIMEOUT:-3600}" qemu-system-x86_64 -accel tcg -smp 2 \
+	-m 3072 -nic none -no-reboot -display none -monitor none \
+	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$vm/initramfs.cpio.gz" \
+	-append "console=ttyS0 loglevel=4 panic=-1" \
+	-chardev file,id=con,path="$vm/console.log" -serial chardev:con \
+	-chardev file,id=res,path="$vm/results.log" -serial chardev:res &
+qemu=$!
+# Progress: show each finished command while the VM runs.
+shown=0
+while kill -0 $qemu 2>/dev/null; do
+	sleep 5
+	n=$(grep -c 'KIWI-PROGRESS' "$vm/results.log" 2>/dev/null || true)
+	if [ "${n:-0}" -gt $shown ]; then
+		grep 'KIWI-PROGRESS' "$vm/results.log" | tail -n +$((shown + 1)) |
+			sed 's/.*KIWI-PROGRESS /bench: /'
+		shown=$n
+	fi
+done
+wait $qemu || die "the VM did not finish (timeout or QEMU error; log: $vm/console.log)"
+
+step "results"
+python3 "$top/scripts/bench_report.py" "$vm/results.log" "$vm/console.log" \
+	"$vm/results.json"
+echo "make bench: $(($(date +%s) - t0)) s"
