@@ -4,7 +4,10 @@
  * TCP connections become endpoints waiting for their MPA request; at most
  * max_pending of them per listener, further ones are closed at once.
  */
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 
 #include "cm.h"
@@ -53,6 +56,22 @@ static void softiw_listener_work(struct work_struct *work)
 	mutex_unlock(&lst->lock);
 }
 
+static bool softiw_addr_any(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return sin->sin_addr.s_addr == htonl(INADDR_ANY);
+	return ss->ss_family == AF_INET6 && ipv6_addr_any(&sin6->sin6_addr);
+}
+
+/*
+ * A wildcard listener takes connections of its own device only: its
+ * socket is bound to the net_device, so that the wildcard listeners of
+ * several devices of one namespace share the port (rdma_cm's wildcard
+ * listen makes one per device).
+ */
 static int softiw_listener_open(struct softiw_listener *lst,
 				const struct sockaddr_storage *addr,
 				int backlog)
@@ -63,6 +82,12 @@ static int softiw_listener_open(struct softiw_listener *lst,
 	if (ret)
 		return ret;
 	sock_set_reuseaddr(lst->sock->sk);
+	if (softiw_addr_any(addr)) {
+		ret = sock_bindtoindex(lst->sock->sk,
+				       lst->sdev->kdev.netdev->ifindex, true);
+		if (ret)
+			goto release_sock;
+	}
 	ret = kernel_bind(lst->sock, (struct sockaddr *)addr, sizeof(*addr));
 	if (ret)
 		goto release_sock;

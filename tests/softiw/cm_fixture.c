@@ -157,9 +157,16 @@ void cmt_teardown(struct cmt *t)
 	KUNIT_EXPECT_EQ(t->test, live, t->live_ids);
 }
 
-static struct kiwi_cm_id *cmt_id(struct cmt *t)
+/**
+ * cmt_id_on() - a recorded id on a device, destroyed with the fixture
+ * @t: the fixture
+ * @dev: the device
+ *
+ * Return: the id.
+ */
+struct kiwi_cm_id *cmt_id_on(struct cmt *t, struct kiwi_device *dev)
 {
-	struct kiwi_cm_id *id = kiwi_cm_create_id(t->dev, cmt_handler, t);
+	struct kiwi_cm_id *id = kiwi_cm_create_id(dev, cmt_handler, t);
 	unsigned long flags;
 
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR_OR_NULL(id));
@@ -170,14 +177,34 @@ static struct kiwi_cm_id *cmt_id(struct cmt *t)
 	return id;
 }
 
-static void cmt_addr(struct sockaddr_storage *ss, u16 port)
+static struct kiwi_cm_id *cmt_id(struct cmt *t)
+{
+	return cmt_id_on(t, t->dev);
+}
+
+static void cmt_addr4(struct sockaddr_storage *ss, u16 port, u32 addr)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 
 	memset(ss, 0, sizeof(*ss));
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons(port);
-	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin->sin_addr.s_addr = htonl(addr);
+}
+
+static void cmt_addr(struct sockaddr_storage *ss, u16 port)
+{
+	cmt_addr4(ss, port, INADDR_LOOPBACK);
+}
+
+/**
+ * cmt_any_addr() - the IPv4 wildcard address with a port
+ * @ss: filled in
+ * @port: the port
+ */
+void cmt_any_addr(struct sockaddr_storage *ss, u16 port)
+{
+	cmt_addr4(ss, port, INADDR_ANY);
 }
 
 /**

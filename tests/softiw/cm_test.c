@@ -11,6 +11,7 @@
 #include <linux/string.h>
 
 #include "cm_fixture.h"
+#include "softiw.h"
 
 /* Put the parameters back as the module loaded them, whatever a case did. */
 static void cm_test_exit(struct kunit *test)
@@ -241,6 +242,55 @@ static void cm_error_while_connecting(struct kunit *test)
 	cmt_teardown(t);
 }
 
+static void cm_detach(struct kunit_resource *res)
+{
+	kiwi_softiw_detach(res->data);
+}
+
+static void cm_put_dev(struct kunit_resource *res)
+{
+	kiwi_device_put(res->data);
+}
+
+/*
+ * Wildcard listeners of two devices of one namespace (lo and kv0) on one
+ * port: both listen, and a connection to 127.0.0.1 reaches lo's.
+ */
+static void cm_wildcard_two_devices(struct kunit *test)
+{
+	struct kiwi_cm_id *on_lo, *on_kv0, *a;
+	struct kiwi_device *kv0;
+	const struct cmt_rec *r;
+	struct cmt *t;
+
+	/* Released last: after the fixture has destroyed its ids. */
+	KUNIT_ASSERT_EQ(test, kiwi_softiw_attach("kv0"), 0);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, cm_detach,
+							 GFP_KERNEL, "kv0"));
+	t = cmt_setup(test, 21092);
+	kv0 = kiwi_device_get_by_name("softiw_kv0");
+	KUNIT_ASSERT_NOT_NULL(test, kv0);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 cm_put_dev,
+							 GFP_KERNEL, kv0));
+	on_lo = cmt_id_on(t, t->dev);
+	on_kv0 = cmt_id_on(t, kv0);
+	cmt_any_addr(&on_lo->local_addr, t->port);
+	cmt_any_addr(&on_kv0->local_addr, t->port);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(on_lo, 8), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(on_kv0, 8), 0);
+
+	a = cmt_connect(t, "any", t->port);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_PTR_EQ(test, r->id->device, t->dev);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_reject(r->id, NULL, 0), 0);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNREFUSED);
+	cmt_teardown(t);
+}
+
 static struct kunit_case cm_cases[] = {
 	KUNIT_CASE(cm_v2_nocrc),
 	KUNIT_CASE(cm_v2_crc),
@@ -252,6 +302,7 @@ static struct kunit_case cm_cases[] = {
 	KUNIT_CASE(cm_no_listener),
 	KUNIT_CASE(cm_reply_timeout),
 	KUNIT_CASE(cm_error_while_connecting),
+	KUNIT_CASE(cm_wildcard_two_devices),
 	{}
 };
 
