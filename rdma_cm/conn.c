@@ -47,23 +47,7 @@ static void kiwi_rdma_param(struct kiwi_rdma_priv *priv,
 	out->qpn = priv->id.qp ? priv->id.qp->qpn : p->qp_num;
 }
 
-/**
- * kiwi_rdma_listen() - listen for connect requests
- * @id: a bound id
- * @backlog: pending requests allowed; 0 or less for the default
- *
- * Each request comes as CONNECT_REQUEST on a new id. An id bound to a
- * specific address listens on that address's kiwi device; one bound to
- * the wildcard address on every kiwi device of its namespace, including
- * devices registered later. The provider's create_listen runs with no
- * lock held that client callbacks or netdev notifiers take.
- *
- * Context: process context; sleeps.
- * Return: 0; -EINVAL if the id is not bound; -ENODEV if the device is
- * going; or the provider's error (for a wildcard listener: the first
- * device's; then it listens nowhere).
- */
-int kiwi_rdma_listen(struct rdma_cm_id *id, int backlog)
+static int kiwi_rdma_do_listen(struct rdma_cm_id *id, int backlog)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
 	int ret;
@@ -92,23 +76,38 @@ err_undo:
 	kiwi_rdma_undo(priv, KIWI_RDMA_LISTEN);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kiwi_rdma_listen);
 
 /**
- * kiwi_rdma_connect() - connect to the resolved peer
- * @id: an id whose route is resolved
- * @conn_param: private data, IRD (responder_resources), ORD
- *	(initiator_depth), and the QP number if the id has no QP
+ * kiwi_rdma_listen() - listen for connect requests
+ * @id: a bound id
+ * @backlog: pending requests allowed; 0 or less for the default
  *
- * The outcome comes as ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR.
+ * Each request comes as CONNECT_REQUEST on a new id. An id bound to a
+ * specific address listens on that address's kiwi device; one bound to
+ * the wildcard address on every kiwi device of its namespace, including
+ * devices registered later. The provider's create_listen runs with no
+ * lock held that client callbacks or netdev notifiers take.
  *
  * Context: process context; sleeps.
- * Return: 0; -EINVAL without @conn_param, in another state or for values
- * the device refuses; -ENODEV if the device is going; or the provider's
- * error (the route stays resolved).
+ * Return: 0; -EINVAL if the id is not bound; -ENODEV if the device is
+ * going; or the provider's error (for a wildcard listener: the first
+ * device's; then it listens nowhere).
  */
-int kiwi_rdma_connect(struct rdma_cm_id *id,
-		      struct rdma_conn_param *conn_param)
+int kiwi_rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	int ret;
+
+	if (!kiwi_rdma_pin(priv))
+		return -EINVAL;
+	ret = kiwi_rdma_do_listen(id, backlog);
+	kiwi_rdma_unpin(priv);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_listen);
+
+static int kiwi_rdma_do_connect(struct rdma_cm_id *id,
+				struct rdma_conn_param *conn_param)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
 	struct kiwi_conn_param p = {};
@@ -135,7 +134,53 @@ err_undo:
 	kiwi_rdma_undo(priv, KIWI_RDMA_CONNECT);
 	return ret;
 }
+
+/**
+ * kiwi_rdma_connect() - connect to the resolved peer
+ * @id: an id whose route is resolved
+ * @conn_param: private data, IRD (responder_resources), ORD
+ *	(initiator_depth), and the QP number if the id has no QP
+ *
+ * The outcome comes as ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR.
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -EINVAL without @conn_param, in another state or for values
+ * the device refuses; -ENODEV if the device is going; or the provider's
+ * error (the route stays resolved).
+ */
+int kiwi_rdma_connect(struct rdma_cm_id *id,
+		      struct rdma_conn_param *conn_param)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	int ret;
+
+	if (!kiwi_rdma_pin(priv))
+		return -EINVAL;
+	ret = kiwi_rdma_do_connect(id, conn_param);
+	kiwi_rdma_unpin(priv);
+	return ret;
+}
 EXPORT_SYMBOL_GPL(kiwi_rdma_connect);
+
+static int kiwi_rdma_do_accept(struct rdma_cm_id *id,
+			       struct rdma_conn_param *conn_param)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	struct kiwi_conn_param p = {};
+	int ret;
+
+	might_sleep();
+	if (!conn_param)
+		return -EINVAL;
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_ACCEPT);
+	if (ret)
+		return ret;
+	kiwi_rdma_param(priv, conn_param, &p);
+	ret = kiwi_cm_accept(priv->cm, &p);
+	if (ret)
+		kiwi_rdma_undo(priv, KIWI_RDMA_CONNECT);
+	return ret;
+}
 
 /**
  * kiwi_rdma_accept() - accept the request a CONNECT_REQUEST announced
@@ -154,22 +199,31 @@ int kiwi_rdma_accept(struct rdma_cm_id *id,
 		     struct rdma_conn_param *conn_param)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
-	struct kiwi_conn_param p = {};
 	int ret;
 
-	might_sleep();
-	if (!conn_param)
+	if (!kiwi_rdma_pin(priv))
 		return -EINVAL;
-	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_ACCEPT);
-	if (ret)
-		return ret;
-	kiwi_rdma_param(priv, conn_param, &p);
-	ret = kiwi_cm_accept(priv->cm, &p);
-	if (ret)
-		kiwi_rdma_undo(priv, KIWI_RDMA_CONNECT);
+	ret = kiwi_rdma_do_accept(id, conn_param);
+	kiwi_rdma_unpin(priv);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_accept);
+
+static int kiwi_rdma_do_reject(struct rdma_cm_id *id, const void *private_data,
+			       u8 private_data_len, u8 reason)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	int ret;
+
+	might_sleep();
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_REJECT);
+	if (ret)
+		return ret;
+	ret = kiwi_cm_reject(priv->cm, private_data, private_data_len);
+	if (ret)
+		kiwi_rdma_undo(priv, KIWI_RDMA_DISCONNECTED);
+	return ret;
+}
 
 /**
  * kiwi_rdma_reject() - refuse the request a CONNECT_REQUEST announced
@@ -189,32 +243,15 @@ int kiwi_rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
 	int ret;
 
-	might_sleep();
-	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_REJECT);
-	if (ret)
-		return ret;
-	ret = kiwi_cm_reject(priv->cm, private_data, private_data_len);
-	if (ret)
-		kiwi_rdma_undo(priv, KIWI_RDMA_DISCONNECTED);
+	if (!kiwi_rdma_pin(priv))
+		return -EINVAL;
+	ret = kiwi_rdma_do_reject(id, private_data, private_data_len, reason);
+	kiwi_rdma_unpin(priv);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_reject);
 
-/**
- * kiwi_rdma_disconnect() - close a connection gracefully
- * @id: a connected id, or one that got DISCONNECTED
- *
- * DISCONNECTED follows when the connection is down. After DISCONNECTED
- * the call closes what is left: when the peer closed first, this side's
- * half of the stream, gracefully (otherwise destroying the id resets
- * it); when nothing is left, it does nothing. No second DISCONNECTED
- * follows.
- *
- * Context: process context; sleeps.
- * Return: 0, -EINVAL before any connection was attempted, or the
- * provider's error.
- */
-int kiwi_rdma_disconnect(struct rdma_cm_id *id)
+static int kiwi_rdma_do_disconnect(struct rdma_cm_id *id)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
 	bool after = kiwi_rdma_state_of(priv) == KIWI_RDMA_DISCONNECTED;
@@ -233,6 +270,32 @@ int kiwi_rdma_disconnect(struct rdma_cm_id *id)
 	ret = kiwi_cm_disconnect(cm, KIWI_CM_DISCONNECT_GRACEFUL);
 	/* -EINVAL after DISCONNECTED: the connection is fully closed. */
 	return after && ret == -EINVAL ? 0 : ret;
+}
+
+/**
+ * kiwi_rdma_disconnect() - close a connection gracefully
+ * @id: a connected id, or one that got DISCONNECTED
+ *
+ * DISCONNECTED follows when the connection is down. After DISCONNECTED
+ * the call closes what is left: when the peer closed first, this side's
+ * half of the stream, gracefully (otherwise destroying the id resets
+ * it); when nothing is left, it does nothing. No second DISCONNECTED
+ * follows.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -EINVAL before any connection was attempted, or the
+ * provider's error.
+ */
+int kiwi_rdma_disconnect(struct rdma_cm_id *id)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	int ret;
+
+	if (!kiwi_rdma_pin(priv))
+		return -EINVAL;
+	ret = kiwi_rdma_do_disconnect(id);
+	kiwi_rdma_unpin(priv);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_disconnect);
 

@@ -134,6 +134,42 @@ int kiwi_rdma_enter(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call)
 }
 
 /**
+ * kiwi_rdma_pin() - keep an id from being torn down during a ULP call
+ * @priv: the id
+ *
+ * A call that goes on to use the id's iw_cm id pins it first, so that an
+ * rdma_destroy_id() racing it (on another CPU, or from a handler)
+ * waits until the call is done rather than freeing what it uses.
+ *
+ * Context: any context.
+ * Return: false if the id is being destroyed (the call fails).
+ */
+bool kiwi_rdma_pin(struct kiwi_rdma_priv *priv)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	ok = priv->state != KIWI_RDMA_DESTROYING;
+	if (ok)
+		atomic_inc(&priv->calls);
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return ok;
+}
+
+/**
+ * kiwi_rdma_unpin() - end what kiwi_rdma_pin() started
+ * @priv: the id
+ *
+ * Context: any context.
+ */
+void kiwi_rdma_unpin(struct kiwi_rdma_priv *priv)
+{
+	if (atomic_dec_and_test(&priv->calls))
+		wake_up_all(&priv->calls_wq);
+}
+
+/**
  * kiwi_rdma_move() - change state if the id is still where it was
  * @priv: the id
  * @from: the state expected
@@ -251,6 +287,7 @@ struct kiwi_rdma_priv *kiwi_rdma_alloc(struct net *net,
 	priv->id.port_num = 1;
 	priv->net = get_net(net);
 	spin_lock_init(&priv->lock);
+	init_waitqueue_head(&priv->calls_wq);
 	priv->state = KIWI_RDMA_IDLE;
 	INIT_DELAYED_WORK(&priv->resolve_work, kiwi_rdma_resolve_work);
 	INIT_WORK(&priv->remove_work, kiwi_rdma_remove_work);
@@ -331,6 +368,8 @@ int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev)
  */
 void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 {
+	/* DESTROYING: no new call pins the id; wait for those that did */
+	wait_event(priv->calls_wq, !atomic_read(&priv->calls));
 	/* off the list first: device removal and netdev events queue work */
 	mutex_lock(&kiwi_rdma_lock);
 	list_del(&priv->node);

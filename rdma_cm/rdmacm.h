@@ -9,6 +9,7 @@
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <kiwi/provider.h>
@@ -94,6 +95,9 @@ enum kiwi_rdma_call {
  * @removal_told: DEVICE_REMOVAL was delivered (@lock)
  * @handler_task: the task running the ULP's handler for this id, or NULL
  * @destroy_deferred: the handler called rdma_destroy_id() on its own id
+ * @calls: ULP calls in progress that use @cm (kiwi_rdma_pin()); the
+ *	teardown waits until there are none
+ * @calls_wq: woken when @calls drops to zero
  */
 struct kiwi_rdma_priv {
 	struct rdma_cm_id id;
@@ -115,6 +119,8 @@ struct kiwi_rdma_priv {
 	bool removal_told;
 	struct task_struct *handler_task;
 	bool destroy_deferred;
+	atomic_t calls;
+	wait_queue_head_t calls_wq;
 };
 
 /**
@@ -160,6 +166,8 @@ struct kiwi_rdma_priv *kiwi_rdma_alloc(struct net *net,
 				       enum rdma_ucm_port_space ps,
 				       enum ib_qp_type qp_type);
 int kiwi_rdma_enter(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call);
+bool kiwi_rdma_pin(struct kiwi_rdma_priv *priv);
+void kiwi_rdma_unpin(struct kiwi_rdma_priv *priv);
 void kiwi_rdma_undo(struct kiwi_rdma_priv *priv, enum kiwi_rdma_state to);
 bool kiwi_rdma_move(struct kiwi_rdma_priv *priv, enum kiwi_rdma_state from,
 		    enum kiwi_rdma_state to);
