@@ -7,6 +7,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include <kunit/visibility.h>
 #include <net/net_namespace.h>
 
@@ -165,8 +166,12 @@ bool kiwi_rdma_pin(struct kiwi_rdma_priv *priv)
  */
 void kiwi_rdma_unpin(struct kiwi_rdma_priv *priv)
 {
+	/*
+	 * wake_up_var() only hashes the address: the teardown it wakes may
+	 * free @priv at once, and nothing here touches it afterwards.
+	 */
 	if (atomic_dec_and_test(&priv->calls))
-		wake_up_all(&priv->calls_wq);
+		wake_up_var(&priv->calls);
 }
 
 /**
@@ -287,7 +292,6 @@ struct kiwi_rdma_priv *kiwi_rdma_alloc(struct net *net,
 	priv->id.port_num = 1;
 	priv->net = get_net(net);
 	spin_lock_init(&priv->lock);
-	init_waitqueue_head(&priv->calls_wq);
 	priv->state = KIWI_RDMA_IDLE;
 	INIT_DELAYED_WORK(&priv->resolve_work, kiwi_rdma_resolve_work);
 	INIT_WORK(&priv->remove_work, kiwi_rdma_remove_work);
@@ -369,7 +373,7 @@ int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev)
 void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 {
 	/* DESTROYING: no new call pins the id; wait for those that did */
-	wait_event(priv->calls_wq, !atomic_read(&priv->calls));
+	wait_var_event(&priv->calls, !atomic_read(&priv->calls));
 	/* off the list first: device removal and netdev events queue work */
 	mutex_lock(&kiwi_rdma_lock);
 	list_del(&priv->node);

@@ -9,7 +9,6 @@
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
-#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <kiwi/provider.h>
@@ -96,8 +95,7 @@ enum kiwi_rdma_call {
  * @handler_task: the task running the ULP's handler for this id, or NULL
  * @destroy_deferred: the handler called rdma_destroy_id() on its own id
  * @calls: ULP calls in progress that use @cm (kiwi_rdma_pin()); the
- *	teardown waits until there are none
- * @calls_wq: woken when @calls drops to zero
+ *	teardown waits (wait_var_event()) until there are none
  */
 struct kiwi_rdma_priv {
 	struct rdma_cm_id id;
@@ -120,7 +118,6 @@ struct kiwi_rdma_priv {
 	struct task_struct *handler_task;
 	bool destroy_deferred;
 	atomic_t calls;
-	wait_queue_head_t calls_wq;
 };
 
 /**
