@@ -148,6 +148,33 @@ static int kiwi_device_check_attr(struct kiwi_device *dev)
 	return 0;
 }
 
+/* Ops the core needs from every device. */
+static bool kiwi_device_has_cm_ops(const struct kiwi_provider_ops *ops)
+{
+	return ops->iw_connect && ops->iw_accept && ops->iw_reject &&
+	       ops->iw_create_listen && ops->iw_destroy_listen &&
+	       ops->iw_add_ref && ops->iw_rem_ref && ops->iw_get_qp &&
+	       ops->query_device && ops->modify_qp;
+}
+
+/*
+ * The verbs ops come in groups, each all or none: the core calls the
+ * others of a group without checking once an object of it exists. QPs
+ * need CQs.
+ */
+static bool kiwi_device_has_verbs_groups(const struct kiwi_provider_ops *ops)
+{
+	int qp = !!ops->create_qp + !!ops->destroy_qp + !!ops->post_send +
+		 !!ops->post_recv;
+	int cq = !!ops->create_cq + !!ops->destroy_cq + !!ops->poll_cq +
+		 !!ops->req_notify_cq;
+	int mr = !!ops->reg_kernel_mr + !!ops->dereg_mr;
+
+	if (qp % 4 || cq % 4 || mr % 2)
+		return false;
+	return !qp || cq;
+}
+
 /**
  * kiwi_register_device() - make an RNIC available to ULPs
  * @dev: the device, zeroed except for @name, @netdev and @ops
@@ -156,8 +183,11 @@ static int kiwi_device_check_attr(struct kiwi_device *dev)
  *
  * Context: process context; sleeps.
  * Return: 0; -EINVAL for a nameless device, an op table without a
- * connection op, or limits beyond what MPA carries; -EEXIST if the name
- * is taken; or the error of @ops->query_device.
+ * connection op or with part of a verbs group (QP: create, destroy,
+ * post_send, post_recv; CQ: create, destroy, poll, req_notify, required
+ * with QPs; MR: reg_kernel_mr, dereg_mr), or limits beyond what MPA
+ * carries; -EEXIST if the name is taken; or the error of
+ * @ops->query_device.
  */
 int kiwi_register_device(struct kiwi_device *dev)
 {
@@ -165,10 +195,8 @@ int kiwi_register_device(struct kiwi_device *dev)
 	int ret;
 
 	might_sleep();
-	if (!dev->name[0] || !ops || !ops->iw_connect || !ops->iw_accept ||
-	    !ops->iw_reject || !ops->iw_create_listen ||
-	    !ops->iw_destroy_listen || !ops->iw_add_ref || !ops->iw_rem_ref ||
-	    !ops->iw_get_qp || !ops->query_device || !ops->modify_qp)
+	if (!dev->name[0] || !ops || !kiwi_device_has_cm_ops(ops) ||
+	    !kiwi_device_has_verbs_groups(ops))
 		return -EINVAL;
 	ret = ops->query_device(dev, &dev->attr);
 	if (ret)

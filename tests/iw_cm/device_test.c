@@ -4,6 +4,7 @@
  * connections, the verbs object model, and what debugfs shows.
  */
 #include <kunit/test.h>
+#include <linux/bits.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/in.h>
@@ -11,6 +12,7 @@
 #include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
@@ -375,6 +377,85 @@ static void verbs_objects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&u->m->qps_alive), 0);
 }
 
+/* The verbs ops a row of ops_groups may leave out, by bit. */
+static const size_t verbs_op_offsets[] = {
+	offsetof(struct kiwi_provider_ops, create_qp),
+	offsetof(struct kiwi_provider_ops, destroy_qp),
+	offsetof(struct kiwi_provider_ops, post_send),
+	offsetof(struct kiwi_provider_ops, post_recv),
+	offsetof(struct kiwi_provider_ops, create_cq),
+	offsetof(struct kiwi_provider_ops, destroy_cq),
+	offsetof(struct kiwi_provider_ops, poll_cq),
+	offsetof(struct kiwi_provider_ops, req_notify_cq),
+	offsetof(struct kiwi_provider_ops, reg_kernel_mr),
+	offsetof(struct kiwi_provider_ops, dereg_mr),
+};
+
+#define OPS_QP	0x00f
+#define OPS_CQ	0x0f0
+#define OPS_MR	0x300
+
+struct ops_case {
+	const char *name;
+	unsigned int missing;	/* bits of verbs_op_offsets */
+	int ret;
+};
+
+static const struct ops_case ops_cases[] = {
+	{ "all ops", 0, 0 },
+	{ "no create_qp", BIT(0), -EINVAL },
+	{ "no destroy_qp", BIT(1), -EINVAL },
+	{ "no post_send", BIT(2), -EINVAL },
+	{ "no post_recv", BIT(3), -EINVAL },
+	{ "no create_cq", BIT(4), -EINVAL },
+	{ "no destroy_cq", BIT(5), -EINVAL },
+	{ "no poll_cq", BIT(6), -EINVAL },
+	{ "no req_notify_cq", BIT(7), -EINVAL },
+	{ "no reg_kernel_mr", BIT(8), -EINVAL },
+	{ "no dereg_mr", BIT(9), -EINVAL },
+	{ "QPs without CQs", OPS_CQ, -EINVAL },
+	{ "no QP group", OPS_QP, 0 },
+	{ "no QP, CQ, MR groups", OPS_QP | OPS_CQ | OPS_MR, 0 },
+	{ "no MR group", OPS_MR, 0 },
+};
+
+static void ops_case_desc(const struct ops_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ops_groups, ops_cases, ops_case_desc);
+
+/* Registration refuses an op table with part of a verbs group. */
+static void device_ops_groups(struct kunit *test)
+{
+	const struct ops_case *c = test->param_value;
+	struct kiwi_provider_ops *ops;
+	struct kiwi_mock *m, *ref;
+	int i, ret;
+
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	spin_lock_init(&m->lock);
+	INIT_LIST_HEAD(&m->qps);
+	strscpy(m->dev.name, "kiwi-ops-test", sizeof(m->dev.name));
+	ref = kiwi_mock_create("kiwi-ops-ref");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ref);
+	*ops = *ref->dev.ops;	/* the mock's full table */
+	kiwi_mock_destroy(ref);
+	for (i = 0; i < ARRAY_SIZE(verbs_op_offsets); i++)
+		if (c->missing & BIT(i))
+			memset((char *)ops + verbs_op_offsets[i], 0,
+			       sizeof(void *));
+	m->dev.ops = ops;
+	ret = kiwi_register_device(&m->dev);
+	KUNIT_EXPECT_EQ(test, ret, c->ret);
+	if (!ret)
+		kiwi_unregister_device(&m->dev);
+}
+
 static void cm_init_qp_attr(struct kunit *test)
 {
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
@@ -429,6 +510,7 @@ static struct kunit_case device_cases[] = {
 	KUNIT_CASE(device_removal_live),
 	KUNIT_CASE(device_request_while_unregistering),
 	KUNIT_CASE(device_leak_gives_up),
+	KUNIT_CASE_PARAM(device_ops_groups, ops_groups_gen_params),
 	KUNIT_CASE(verbs_objects),
 	KUNIT_CASE(cm_init_qp_attr),
 	KUNIT_CASE(debugfs_shows_ids),
