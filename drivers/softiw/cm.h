@@ -255,6 +255,9 @@ int softiw_sock_create(struct softiw_device *sdev, int family,
 void softiw_sock_attach(struct socket *sock, void *owner,
 			void (*event)(struct sock *sk),
 			struct softiw_sock_cbs *cbs);
+void softiw_sock_attach_flags(struct socket *sock, void *owner,
+			      uintptr_t flags, void (*event)(struct sock *sk),
+			      struct softiw_sock_cbs *cbs);
 void softiw_sock_detach(struct socket *sock,
 			const struct softiw_sock_cbs *cbs);
 void softiw_sock_watch_space(struct socket *sock,

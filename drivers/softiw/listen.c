@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
+#include <net/tcp_states.h>
 
 #include "cm.h"
 
@@ -22,13 +23,20 @@ void softiw_listener_put(struct softiw_listener *lst)
 		kfree(lst);
 }
 
+/*
+ * Also called for the sockets TCP clones from the listener, which start
+ * with its callbacks until softiw_cep_passive() takes them over. They
+ * have no owner (SK_USER_DATA_NOCOPY): one that is still in the accept
+ * queue when the listener goes away must not queue the freed listener's
+ * work.
+ */
 static void softiw_listener_sk_event(struct sock *sk)
 {
 	struct softiw_listener *lst;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	lst = sk->sk_user_data;
-	if (lst)
+	lst = __locked_read_sk_user_data_with_flags(sk, SK_USER_DATA_NOCOPY);
+	if (lst && sk->sk_state == TCP_LISTEN)
 		queue_work(softiw_cm_wq, &lst->work);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
@@ -95,8 +103,8 @@ static int softiw_listener_open(struct softiw_listener *lst,
 				       KIWI_CM_DEFAULT_BACKLOG);
 	if (ret)
 		goto release_sock;
-	softiw_sock_attach(lst->sock, lst, softiw_listener_sk_event,
-			   &lst->cbs);
+	softiw_sock_attach_flags(lst->sock, lst, SK_USER_DATA_NOCOPY,
+				 softiw_listener_sk_event, &lst->cbs);
 	return 0;
 
 release_sock:

@@ -48,6 +48,23 @@ void softiw_sock_attach(struct socket *sock, void *owner,
 			void (*event)(struct sock *sk),
 			struct softiw_sock_cbs *cbs)
 {
+	softiw_sock_attach_flags(sock, owner, 0, event, cbs);
+}
+
+/**
+ * softiw_sock_attach_flags() - softiw_sock_attach() with sk_user_data flags
+ * @sock: the socket
+ * @owner: stored in sk_user_data for @event
+ * @flags: SK_USER_DATA_* bits stored with @owner; a listener passes
+ *	SK_USER_DATA_NOCOPY, so that the sockets TCP clones from it for new
+ *	connections start with no owner
+ * @event: as for softiw_sock_attach()
+ * @cbs: as for softiw_sock_attach()
+ */
+void softiw_sock_attach_flags(struct socket *sock, void *owner,
+			      uintptr_t flags, void (*event)(struct sock *sk),
+			      struct softiw_sock_cbs *cbs)
+{
 	struct sock *sk = sock->sk;
 
 	write_lock_bh(&sk->sk_callback_lock);
@@ -55,7 +72,7 @@ void softiw_sock_attach(struct socket *sock, void *owner,
 	cbs->state_change = sk->sk_state_change;
 	cbs->error_report = sk->sk_error_report;
 	cbs->write_space = sk->sk_write_space;
-	sk->sk_user_data = owner;
+	__rcu_assign_sk_user_data_with_flags(sk, owner, flags);
 	sk->sk_data_ready = event;
 	sk->sk_state_change = event;
 	sk->sk_error_report = event;
