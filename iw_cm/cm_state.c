@@ -27,7 +27,7 @@
  */
 #define BROKEN_END(n, ev, st) { KIWI_CM_ACT_VIOLATION, n, AS_NEXT, ev, st }
 /* The close the core finished for a gone owner ended: go to @n. */
-#define FINISH(n) { KIWI_CM_ACT_FINISH, n, n, NONE, 0 }
+#define FINISH(n) { KIWI_CM_ACT_FINISH, n, AS_NEXT, NONE, 0 }
 
 struct kiwi_cm_row {
 	u8 action;
