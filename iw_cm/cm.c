@@ -43,6 +43,7 @@ struct kiwi_cm_priv *kiwi_cm_alloc(struct kiwi_device *dev, gfp_t gfp)
 	INIT_LIST_HEAD(&priv->deliveries);
 	INIT_LIST_HEAD(&priv->dev_node);
 	INIT_WORK(&priv->work, kiwi_event_work);
+	INIT_DELAYED_WORK(&priv->linger, kiwi_cm_linger_work);
 	priv->id.device = dev;
 	priv->state = KIWI_CM_STATE_IDLE;
 	atomic_inc(&kiwi_cm_live);
@@ -343,19 +344,20 @@ static void kiwi_cm_teardown(struct kiwi_cm_priv *priv,
  * kiwi_cm_destroy() - destroy an id on behalf of its owner
  * @priv: the id
  *
- * Idempotent: only the call that moves the id to DESTROYING acts; it
- * drops the owner's reference last.
+ * Idempotent: only the call that moves the id to DESTROYING (or LINGER)
+ * acts; it drops the owner's reference last, or hands it to the linger
+ * work that finishes the owner's graceful close in the background.
  *
  * Context: process context; sleeps.
  */
 void kiwi_cm_destroy(struct kiwi_cm_priv *priv)
 {
 	struct kiwi_cm_slot queued[KIWI_CM_RING];
+	struct kiwi_qp *qp = NULL;
 	enum kiwi_cm_state old;
-	struct kiwi_qp *qp;
 	unsigned long flags;
 	unsigned int n = 0;
-	bool accepted, orphan;
+	bool accepted, orphan, linger;
 
 	might_sleep();
 	spin_lock_irqsave(&priv->lock, flags);
@@ -364,21 +366,29 @@ void kiwi_cm_destroy(struct kiwi_cm_priv *priv)
 		spin_unlock_irqrestore(&priv->lock, flags);
 		return;
 	}
-	qp = priv->qp;
-	priv->qp = NULL;
+	linger = priv->state == KIWI_CM_STATE_LINGER;
+	if (!linger) {		/* LINGER keeps the QP pinned */
+		qp = priv->qp;
+		priv->qp = NULL;
+	}
 	accepted = priv->flags & KIWI_CM_F_ACCEPTED;
 	orphan = priv->flags & KIWI_CM_F_ORPHAN;
 	while (kiwi_event_pop(priv, &queued[n]))
 		n++;
 	spin_unlock_irqrestore(&priv->lock, flags);
 
-	if (!orphan)
+	if (!orphan && !linger)
 		kiwi_cm_teardown(priv, old, accepted, qp);
+	else if (qp)
+		kiwi_cm_qp_put(qp);
 	while (n--)
 		kiwi_event_release(priv, &queued[n]);
 	kiwi_event_child_done(priv);
 	kiwi_event_wait_idle(priv);
-	kiwi_cm_put(priv);
+	if (linger)
+		kiwi_cm_linger_start(priv);	/* takes the owner's reference */
+	else
+		kiwi_cm_put(priv);
 }
 
 /**
@@ -391,6 +401,12 @@ void kiwi_cm_destroy(struct kiwi_cm_priv *priv)
  * caller's own when called from the handler. The handler is never called
  * again and @id must not be used again; the memory goes when the provider
  * drops its last reference.
+ *
+ * A connection whose graceful close the owner started with
+ * kiwi_cm_disconnect() is not aborted: like TCP's close(), the core
+ * finishes that close in the background (state LINGER), keeping the QP
+ * pinned until the provider's CLOSE, and aborts it only after linger_ms
+ * or when the device is unregistered. This call does not wait for it.
  *
  * Context: process context; sleeps. Legal inside the id's own handler and
  * from WQ_MEM_RECLAIM workers (it never flushes a workqueue).
@@ -608,6 +624,16 @@ int kiwi_cm_reject(struct kiwi_cm_id *id, const void *private_data,
 }
 EXPORT_SYMBOL_GPL(kiwi_cm_reject);
 
+/* Is the owner's graceful close in flight? Destroy lingers only then. */
+static void kiwi_cm_set_graceful(struct kiwi_cm_priv *priv, bool graceful)
+{
+	lockdep_assert_held(&priv->lock);
+	if (graceful)
+		priv->flags |= KIWI_CM_F_GRACEFUL;
+	else
+		priv->flags &= ~KIWI_CM_F_GRACEFUL;
+}
+
 /**
  * kiwi_cm_disconnect() - tear a connection down
  * @id: an ESTABLISHED or CLOSING id
@@ -616,7 +642,9 @@ EXPORT_SYMBOL_GPL(kiwi_cm_reject);
  * The id moves to CLOSING. The side that disconnects first sees only
  * CLOSE; the peer sees DISCONNECT then CLOSE (graceful) or only CLOSE with
  * a negative status (abortive). Calling it again in CLOSING is legal; an
- * abortive call then escalates a graceful close.
+ * abortive call then escalates a graceful close. Destroying the id while
+ * a graceful close is in flight finishes it in the background (see
+ * kiwi_cm_destroy_id()).
  *
  * Context: process context; sleeps.
  * Return: 0, -EINVAL in any other state, or the provider's error.
@@ -643,6 +671,7 @@ int kiwi_cm_disconnect(struct kiwi_cm_id *id,
 	qp = priv->qp;
 	if (qp)
 		ops->iw_add_ref(qp);	/* a CLOSE may unpin it meanwhile */
+	kiwi_cm_set_graceful(priv, qp && mode == KIWI_CM_DISCONNECT_GRACEFUL);
 	spin_unlock_irqrestore(&priv->lock, flags);
 	if (!qp)
 		return 0;
@@ -650,6 +679,11 @@ int kiwi_cm_disconnect(struct kiwi_cm_id *id,
 	attr.qp_state = mode == KIWI_CM_DISCONNECT_ABORTIVE ?
 			KIWI_QPS_ERROR : KIWI_QPS_CLOSING;
 	ret = ops->modify_qp(qp, &attr, KIWI_QP_ATTR_STATE);
+	if (ret) {		/* no close of ours is in flight */
+		spin_lock_irqsave(&priv->lock, flags);
+		kiwi_cm_set_graceful(priv, false);
+		spin_unlock_irqrestore(&priv->lock, flags);
+	}
 	kiwi_cm_qp_put(qp);
 	return ret;
 }

@@ -26,6 +26,8 @@
  * give the owner the terminal event it waits for, @ev with status @st.
  */
 #define BROKEN_END(n, ev, st) { KIWI_CM_ACT_VIOLATION, n, AS_NEXT, ev, st }
+/* The close the core finished for a gone owner ended: go to @n. */
+#define FINISH(n) { KIWI_CM_ACT_FINISH, n, AS_NEXT, NONE, 0 }
 
 struct kiwi_cm_row {
 	u8 action;
@@ -84,6 +86,14 @@ static const struct kiwi_cm_row kiwi_cm_upcall_table[KIWI_CM_NR_STATES]
 	[S(DESTROYING)] = {	/* the provider may race with destroy */
 		ABSORB, ABSORB, ABSORB, ABSORB, ABSORB, ABSORB,
 	},
+	[S(LINGER)] = {		/* the owner is gone, our close goes on */
+		[E(CONNECT_REQUEST)] = BROKEN,
+		[E(CONNECT_REPLY)] = BROKEN,
+		[E(ESTABLISHED)] = BROKEN,
+		[E(DISCONNECT)] = ABSORB,	/* the peer's half, after ours */
+		[E(CLOSE)] = FINISH(S(DESTROYING)),
+		[E(DEVICE_REMOVAL)] = BROKEN,
+	},
 };
 
 static const struct kiwi_cm_row kiwi_cm_duplicate = BROKEN;
@@ -115,9 +125,9 @@ static const u8 kiwi_cm_op_table[KIWI_CM_NR_STATES][KIWI_CM_NR_OPS] = {
 		[KIWI_CM_OP_DISCONNECT] = S(CLOSING) + 1,
 		[KIWI_CM_OP_DESTROY] = S(DESTROYING) + 1,
 	},
-	[S(CLOSING)] = {
+	[S(CLOSING)] = {	/* destroy: see kiwi_cm_op_step() */
 		[KIWI_CM_OP_DISCONNECT] = S(CLOSING) + 1,
-		[KIWI_CM_OP_DESTROY] = S(DESTROYING) + 1,
+		[KIWI_CM_OP_DESTROY] = S(LINGER) + 1,
 	},
 };
 
@@ -129,6 +139,7 @@ static const char *const kiwi_cm_state_names[KIWI_CM_NR_STATES] = {
 	[S(ESTABLISHED)] = "ESTABLISHED",
 	[S(CLOSING)] = "CLOSING",
 	[S(DESTROYING)] = "DESTROYING",
+	[S(LINGER)] = "LINGER",
 };
 
 static const char *const kiwi_cm_event_names[KIWI_CM_NR_EVENTS] = {
@@ -252,7 +263,11 @@ struct kiwi_cm_step kiwi_cm_upcall_step(struct kiwi_cm_priv *priv,
  * @op: the call
  *
  * The table decides, plus: listen and connect need a fresh id (an id
- * carries one connection), accept and reject a request not yet accepted.
+ * carries one connection), accept and reject a request not yet accepted,
+ * and destroy in CLOSING lingers only while the owner's own graceful
+ * disconnect() is in flight (after the peer's DISCONNECT alone, or an
+ * abortive disconnect(), there is no close of ours to finish) and the
+ * device is still there (an orphan has no provider to finish it).
  *
  * Context: any context; @priv->lock held.
  * Return: true if the call is legal (the state has moved), false if not.
@@ -271,6 +286,10 @@ bool kiwi_cm_op_step(struct kiwi_cm_priv *priv, enum kiwi_cm_op op)
 	if ((op == KIWI_CM_OP_ACCEPT || op == KIWI_CM_OP_REJECT) &&
 	    (priv->flags & KIWI_CM_F_ACCEPTED))
 		return false;
+	if (next == S(LINGER) + 1 &&
+	    (priv->flags & (KIWI_CM_F_GRACEFUL | KIWI_CM_F_ORPHAN)) !=
+	    KIWI_CM_F_GRACEFUL)
+		next = S(DESTROYING) + 1;
 	trace_kiwi_cm_op(&priv->id, op, priv->state);
 	kiwi_cm_set_state(priv, next - 1);
 	return true;

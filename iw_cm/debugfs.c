@@ -52,7 +52,7 @@ void kiwi_cm_describe(struct kiwi_cm_priv *priv, char *buf, size_t len)
 		 "id %p state %s refs %u provider_refs %u owner %s queued %u handlers %s qp %d listener %p local %s remote %s",
 		 id, kiwi_cm_state_name(priv->state),
 		 refcount_read(&priv->ref), priv->provider_refs,
-		 priv->state == KIWI_CM_STATE_DESTROYING ? "none" : "ulp",
+		 kiwi_cm_owner_gone(priv->state) ? "none" : "ulp",
 		 priv->count,
 		 list_empty(&priv->deliveries) ? "idle" : "running",
 		 priv->qp ? (int)priv->qp->qpn : -1, priv->listener,

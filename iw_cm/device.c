@@ -315,9 +315,10 @@ void kiwi_unregister_client(struct kiwi_client *client)
 EXPORT_SYMBOL_GPL(kiwi_unregister_client);
 
 /*
- * Queue DEVICE_REMOVAL on every id that its owner still holds. An id on
- * the list may be at zero references, its kiwi_cm_free() waiting for
- * @dev->lock: it is skipped.
+ * Queue DEVICE_REMOVAL on every id that its owner still holds, and abort
+ * the background closes of LINGER ids now rather than wait linger_ms for
+ * them. An id on the list may be at zero references, its kiwi_cm_free()
+ * waiting for @dev->lock: it is skipped.
  */
 static void kiwi_device_tell_ids(struct kiwi_device *dev)
 {
@@ -327,7 +328,9 @@ static void kiwi_device_tell_ids(struct kiwi_device *dev)
 	spin_lock_irqsave(&dev->lock, flags);
 	list_for_each_entry(priv, &dev->ids, dev_node) {
 		spin_lock(&priv->lock);
-		if (priv->state != KIWI_CM_STATE_DESTROYING &&
+		if (priv->state == KIWI_CM_STATE_LINGER)
+			kiwi_cm_linger_kick(priv);
+		if (!kiwi_cm_owner_gone(priv->state) &&
 		    refcount_inc_not_zero(&priv->ref)) {
 			kiwi_event_queue(priv, KIWI_CM_EVENT_DEVICE_REMOVAL, 0,
 					 NULL, 0, NULL);

@@ -127,7 +127,7 @@ static bool kiwi_event_enter(struct kiwi_cm_priv *target,
 	bool live;
 
 	spin_lock_irqsave(&target->lock, flags);
-	live = target->state != KIWI_CM_STATE_DESTROYING;
+	live = !kiwi_cm_owner_gone(target->state);
 	if (live) {
 		d->task = current;
 		list_add(&d->node, &target->deliveries);
@@ -436,6 +436,12 @@ static int kiwi_event_upcall(struct kiwi_cm_priv *priv,
 			priv->seen |= BIT(ev->event);
 		kfree(pdata);
 		break;
+	case KIWI_CM_ACT_FINISH:
+		priv->seen |= BIT(ev->event);
+		kfree(pdata);
+		kiwi_cm_set_state(priv, step.next);
+		kiwi_cm_linger_kick(priv);
+		break;
 	default:
 		kfree(pdata);
 		kiwi_event_commit(priv, step, step.status, NULL, 0);
@@ -582,6 +588,20 @@ int kiwi_cm_upcall(struct kiwi_cm_id *id, const struct kiwi_cm_event *event)
 	return kiwi_event_upcall(priv, event);
 }
 EXPORT_SYMBOL_GPL(kiwi_cm_upcall);
+
+/**
+ * kiwi_event_queue_delayed() - queue a delayed work of the core
+ * @dwork: the work
+ * @delay: in jiffies
+ *
+ * On the core's workqueue, which module exit drains.
+ *
+ * Context: any context.
+ */
+void kiwi_event_queue_delayed(struct delayed_work *dwork, unsigned long delay)
+{
+	queue_delayed_work(kiwi_cm_wq, dwork, delay);
+}
 
 /**
  * kiwi_event_init() - module init: the delivery workqueue

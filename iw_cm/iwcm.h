@@ -41,6 +41,8 @@ struct kiwi_cm_slot {
 #define KIWI_CM_F_USED		BIT(0)	/* listen/connect was called */
 #define KIWI_CM_F_ACCEPTED	BIT(1)	/* accept was called */
 #define KIWI_CM_F_ORPHAN	BIT(2)	/* its device is gone: see device.c */
+#define KIWI_CM_F_GRACEFUL	BIT(3)	/* the owner's graceful disconnect() */
+#define KIWI_CM_F_LINGER	BIT(4)	/* @linger is armed: see linger.c */
 
 /**
  * struct kiwi_cm_priv - a cm_id and the core's state for it
@@ -60,6 +62,7 @@ struct kiwi_cm_slot {
  * @dev_node: entry in the device's id list
  * @deliveries: handler calls in progress with this id's handler
  * @work: delivers the queued events, in order
+ * @linger: in LINGER, ends the background close (see linger.c)
  * @ring: queued events
  */
 struct kiwi_cm_priv {
@@ -79,6 +82,7 @@ struct kiwi_cm_priv {
 	struct list_head dev_node;
 	struct list_head deliveries;
 	struct work_struct work;
+	struct delayed_work linger;
 	struct kiwi_cm_slot ring[KIWI_CM_RING];
 };
 
@@ -94,6 +98,7 @@ enum kiwi_cm_action {
 	KIWI_CM_ACT_DELIVER,	/* queue for the owner, move to next */
 	KIWI_CM_ACT_ABSORB,	/* a legal race: drop silently */
 	KIWI_CM_ACT_VIOLATION,	/* provider broke the protocol */
+	KIWI_CM_ACT_FINISH,	/* a background close ended: see linger.c */
 };
 
 /* ULP calls, the other input of the state machine. */
@@ -128,6 +133,13 @@ bool kiwi_cm_op_step(struct kiwi_cm_priv *priv, enum kiwi_cm_op op);
 const char *kiwi_cm_op_name(enum kiwi_cm_op op);
 void kiwi_cm_set_state(struct kiwi_cm_priv *priv, enum kiwi_cm_state state);
 
+/* Is the owner gone (no handler call may start)? */
+static inline bool kiwi_cm_owner_gone(u8 state)
+{
+	return state == KIWI_CM_STATE_DESTROYING ||
+	       state == KIWI_CM_STATE_LINGER;
+}
+
 /* cm.c */
 int kiwi_cm_init(void);
 void kiwi_cm_exit(void);
@@ -152,6 +164,13 @@ void kiwi_event_child_done(struct kiwi_cm_priv *child);
 void kiwi_event_wait_idle(struct kiwi_cm_priv *priv);
 void kiwi_event_violation(struct kiwi_cm_priv *priv,
 			  enum kiwi_cm_event_type event, const char *why);
+void kiwi_event_queue_delayed(struct delayed_work *dwork,
+			      unsigned long delay);
+
+/* linger.c: a destroy during a graceful close finishes it in the background */
+void kiwi_cm_linger_work(struct work_struct *work);
+void kiwi_cm_linger_start(struct kiwi_cm_priv *priv);
+void kiwi_cm_linger_kick(struct kiwi_cm_priv *priv);
 
 /* device.c */
 void kiwi_device_get(struct kiwi_device *dev);

@@ -23,7 +23,8 @@
 		{ KIWI_CM_STATE_CONN_SENT, "CONN_SENT" },		\
 		{ KIWI_CM_STATE_ESTABLISHED, "ESTABLISHED" },		\
 		{ KIWI_CM_STATE_CLOSING, "CLOSING" },			\
-		{ KIWI_CM_STATE_DESTROYING, "DESTROYING" })
+		{ KIWI_CM_STATE_DESTROYING, "DESTROYING" },		\
+		{ KIWI_CM_STATE_LINGER, "LINGER" })
 
 #define kiwi_show_event(e)						\
 	__print_symbolic(e,						\
@@ -36,7 +37,7 @@
 
 #define kiwi_show_action(a)						\
 	__print_symbolic(a, { 0, "deliver" }, { 1, "absorb" },		\
-			 { 2, "violation" }, { 3, "refused" })
+			 { 2, "violation" }, { 3, "finish" })
 
 #define kiwi_show_op(o)							\
 	__print_symbolic(o, { 0, "listen" }, { 1, "connect" },		\

@@ -212,9 +212,7 @@ int kiwi_rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	if (ret)
 		return ret;
 	ret = kiwi_rdma_do_bind(priv, addr);
-	if (ret)
-		kiwi_rdma_undo(priv, KIWI_RDMA_ADDR_BOUND);
-	return ret;
+	return kiwi_rdma_leave(priv, KIWI_RDMA_CALL_BIND, ret);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_bind_addr);
 
@@ -281,7 +279,7 @@ int kiwi_rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	priv->deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	priv->neigh_kicked = false;
 	kiwi_rdma_queue(priv, 0);
-	return 0;
+	return kiwi_rdma_leave(priv, KIWI_RDMA_CALL_RESOLVE_ADDR, 0);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_resolve_addr);
 
@@ -305,7 +303,7 @@ int kiwi_rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	if (ret)
 		return ret;
 	kiwi_rdma_queue(priv, 0);
-	return 0;
+	return kiwi_rdma_leave(priv, KIWI_RDMA_CALL_RESOLVE_ROUTE, 0);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_resolve_route);
 
@@ -474,6 +472,6 @@ void kiwi_rdma_resolve_work(struct work_struct *work)
 
 	if (!kiwi_rdma_resolve_step(priv, &ev))
 		return;		/* destroyed meanwhile, or waiting */
-	if (kiwi_rdma_deliver(priv, &ev))
+	if (kiwi_rdma_deliver(priv, &ev, NULL))
 		kiwi_rdma_teardown(priv, work);
 }

@@ -47,33 +47,19 @@ static void kiwi_rdma_param(struct kiwi_rdma_priv *priv,
 	out->qpn = priv->id.qp ? priv->id.qp->qpn : p->qp_num;
 }
 
-static int kiwi_rdma_do_listen(struct rdma_cm_id *id, int backlog)
+/* Listen on the id's device, or on every device of its namespace. */
+static int kiwi_rdma_cm_listen(struct kiwi_rdma_priv *priv, int backlog)
 {
-	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
 	int ret;
 
-	might_sleep();
-	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_LISTEN);
-	if (ret)
-		return ret;
-	if (!id->device) {
-		ret = kiwi_rdma_fan_listen(priv, backlog);
-		if (ret)
-			goto err_undo;
-		return 0;
-	}
+	if (!priv->id.device)
+		return kiwi_rdma_fan_listen(priv, backlog);
 	ret = kiwi_rdma_cm_create(priv);
 	if (ret)
-		goto err_undo;
+		return ret;
 	ret = kiwi_cm_listen(priv->cm, backlog);
 	if (ret)
-		goto err_drop_cm;
-	return 0;
-
-err_drop_cm:
-	kiwi_rdma_cm_drop(priv);
-err_undo:
-	kiwi_rdma_undo(priv, KIWI_RDMA_LISTEN);
+		kiwi_rdma_cm_drop(priv);
 	return ret;
 }
 
@@ -98,40 +84,29 @@ int kiwi_rdma_listen(struct rdma_cm_id *id, int backlog)
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
 	int ret;
 
-	if (!kiwi_rdma_pin(priv))
-		return -EINVAL;
-	ret = kiwi_rdma_do_listen(id, backlog);
-	kiwi_rdma_unpin(priv);
-	return ret;
+	might_sleep();
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_LISTEN);
+	if (ret)
+		return ret;
+	ret = kiwi_rdma_cm_listen(priv, backlog);
+	return kiwi_rdma_leave(priv, KIWI_RDMA_CALL_LISTEN, ret);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_listen);
 
-static int kiwi_rdma_do_connect(struct rdma_cm_id *id,
-				struct rdma_conn_param *conn_param)
+/* Give the id an iw_cm id and connect it. */
+static int kiwi_rdma_cm_connect(struct kiwi_rdma_priv *priv,
+				const struct rdma_conn_param *conn_param)
 {
-	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
 	struct kiwi_conn_param p = {};
 	int ret;
 
-	might_sleep();
-	if (!conn_param)
-		return -EINVAL;
-	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_CONNECT);
-	if (ret)
-		return ret;
 	ret = kiwi_rdma_cm_create(priv);
 	if (ret)
-		goto err_undo;
+		return ret;
 	kiwi_rdma_param(priv, conn_param, &p);
 	ret = kiwi_cm_connect(priv->cm, &p);
 	if (ret)
-		goto err_drop_cm;
-	return 0;
-
-err_drop_cm:
-	kiwi_rdma_cm_drop(priv);
-err_undo:
-	kiwi_rdma_undo(priv, KIWI_RDMA_CONNECT);
+		kiwi_rdma_cm_drop(priv);
 	return ret;
 }
 
@@ -154,33 +129,16 @@ int kiwi_rdma_connect(struct rdma_cm_id *id,
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
 	int ret;
 
-	if (!kiwi_rdma_pin(priv))
-		return -EINVAL;
-	ret = kiwi_rdma_do_connect(id, conn_param);
-	kiwi_rdma_unpin(priv);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(kiwi_rdma_connect);
-
-static int kiwi_rdma_do_accept(struct rdma_cm_id *id,
-			       struct rdma_conn_param *conn_param)
-{
-	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
-	struct kiwi_conn_param p = {};
-	int ret;
-
 	might_sleep();
 	if (!conn_param)
 		return -EINVAL;
-	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_ACCEPT);
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_CONNECT);
 	if (ret)
 		return ret;
-	kiwi_rdma_param(priv, conn_param, &p);
-	ret = kiwi_cm_accept(priv->cm, &p);
-	if (ret)
-		kiwi_rdma_undo(priv, KIWI_RDMA_CONNECT);
-	return ret;
+	ret = kiwi_rdma_cm_connect(priv, conn_param);
+	return kiwi_rdma_leave(priv, KIWI_RDMA_CALL_CONNECT, ret);
 }
+EXPORT_SYMBOL_GPL(kiwi_rdma_connect);
 
 /**
  * kiwi_rdma_accept() - accept the request a CONNECT_REQUEST announced
@@ -199,31 +157,20 @@ int kiwi_rdma_accept(struct rdma_cm_id *id,
 		     struct rdma_conn_param *conn_param)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
-	int ret;
-
-	if (!kiwi_rdma_pin(priv))
-		return -EINVAL;
-	ret = kiwi_rdma_do_accept(id, conn_param);
-	kiwi_rdma_unpin(priv);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(kiwi_rdma_accept);
-
-static int kiwi_rdma_do_reject(struct rdma_cm_id *id, const void *private_data,
-			       u8 private_data_len, u8 reason)
-{
-	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	struct kiwi_conn_param p = {};
 	int ret;
 
 	might_sleep();
-	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_REJECT);
+	if (!conn_param)
+		return -EINVAL;
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_ACCEPT);
 	if (ret)
 		return ret;
-	ret = kiwi_cm_reject(priv->cm, private_data, private_data_len);
-	if (ret)
-		kiwi_rdma_undo(priv, KIWI_RDMA_DISCONNECTED);
-	return ret;
+	kiwi_rdma_param(priv, conn_param, &p);
+	ret = kiwi_cm_accept(priv->cm, &p);
+	return kiwi_rdma_leave(priv, KIWI_RDMA_CALL_ACCEPT, ret);
 }
+EXPORT_SYMBOL_GPL(kiwi_rdma_accept);
 
 /**
  * kiwi_rdma_reject() - refuse the request a CONNECT_REQUEST announced
@@ -243,25 +190,21 @@ int kiwi_rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
 	int ret;
 
-	if (!kiwi_rdma_pin(priv))
-		return -EINVAL;
-	ret = kiwi_rdma_do_reject(id, private_data, private_data_len, reason);
-	kiwi_rdma_unpin(priv);
-	return ret;
+	might_sleep();
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_REJECT);
+	if (ret)
+		return ret;
+	ret = kiwi_cm_reject(priv->cm, private_data, private_data_len);
+	return kiwi_rdma_leave(priv, KIWI_RDMA_CALL_REJECT, ret);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_reject);
 
-static int kiwi_rdma_do_disconnect(struct rdma_cm_id *id)
+/* Close gracefully what is left; @after: the id had got DISCONNECTED. */
+static int kiwi_rdma_cm_disconnect(struct kiwi_rdma_priv *priv, bool after)
 {
-	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
-	bool after = kiwi_rdma_state_of(priv) == KIWI_RDMA_DISCONNECTED;
 	struct kiwi_cm_id *cm;
 	int ret;
 
-	might_sleep();
-	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_DISCONNECT);
-	if (ret)
-		return ret;
 	mutex_lock(&kiwi_rdma_lock);
 	cm = priv->cm;
 	mutex_unlock(&kiwi_rdma_lock);
@@ -280,7 +223,8 @@ static int kiwi_rdma_do_disconnect(struct rdma_cm_id *id)
  * the call closes what is left: when the peer closed first, this side's
  * half of the stream, gracefully (otherwise destroying the id resets
  * it); when nothing is left, it does nothing. No second DISCONNECTED
- * follows.
+ * follows. rdma_destroy_id() right after this call does not reset the
+ * stream: the close goes on in the background.
  *
  * Context: process context; sleeps.
  * Return: 0, -EINVAL before any connection was attempted, or the
@@ -291,11 +235,13 @@ int kiwi_rdma_disconnect(struct rdma_cm_id *id)
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
 	int ret;
 
-	if (!kiwi_rdma_pin(priv))
-		return -EINVAL;
-	ret = kiwi_rdma_do_disconnect(id);
-	kiwi_rdma_unpin(priv);
-	return ret;
+	might_sleep();
+	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_DISCONNECT);
+	if (ret)
+		return ret;
+	ret = kiwi_rdma_cm_disconnect(priv,
+				      priv->from == KIWI_RDMA_DISCONNECTED);
+	return kiwi_rdma_leave(priv, KIWI_RDMA_CALL_DISCONNECT, ret);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_disconnect);
 

@@ -189,7 +189,7 @@ static int kiwi_rdma_request(struct kiwi_rdma_priv *listener,
 	child->id.route.addr.dst_addr = cm->remote_addr;
 	child->id.route.tos = listener->id.route.tos;
 	kiwi_rdma_fill(&rev, ev, row->event);
-	if (kiwi_rdma_deliver(child, &rev))
+	if (kiwi_rdma_deliver(child, &rev, NULL))
 		kiwi_rdma_teardown(child, NULL);
 	return 0;
 }
@@ -218,7 +218,7 @@ int kiwi_rdma_cm_handler(struct kiwi_cm_id *cm, const struct kiwi_cm_event *ev)
 	if (!row)
 		return 0;
 	kiwi_rdma_fill(&rev, ev, row->event);
-	if (kiwi_rdma_deliver(priv, &rev))
+	if (kiwi_rdma_deliver(priv, &rev, NULL))
 		kiwi_rdma_teardown(priv, NULL);
 	return 0;
 }
@@ -241,7 +241,7 @@ void kiwi_rdma_remove_work(struct work_struct *work)
 	if (!row)
 		return;
 	kiwi_rdma_fill(&rev, &ev, row->event);
-	if (kiwi_rdma_deliver(priv, &rev))
+	if (kiwi_rdma_deliver(priv, &rev, NULL))
 		kiwi_rdma_teardown(priv, work);
 }
 

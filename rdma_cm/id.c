@@ -109,12 +109,17 @@ int kiwi_rdma_live_ids(void)
 EXPORT_SYMBOL_IF_KUNIT(kiwi_rdma_live_ids);
 
 /**
- * kiwi_rdma_enter() - start a ULP call: check and apply the call table
+ * kiwi_rdma_enter() - start a ULP call: apply the call table, pin the id
  * @priv: the id
  * @call: the call
  *
- * Remembers the state left in @priv->from for kiwi_rdma_undo().
+ * Remembers the state left in @priv->from for kiwi_rdma_leave(). A call
+ * that entered pins the id until it leaves, so that an rdma_destroy_id()
+ * racing it (on another CPU, or from a handler) waits until the call is
+ * done rather than freeing what it uses. An id being destroyed is in no
+ * state of the table: the call fails.
  *
+ * Context: any context.
  * Return: 0, or -EINVAL if @call is not legal in the current state.
  */
 int kiwi_rdma_enter(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call)
@@ -128,6 +133,7 @@ int kiwi_rdma_enter(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call)
 		priv->from = priv->state;
 		if (to != KIWI_RDMA_NR_STATES)
 			priv->state = to;
+		atomic_inc(&priv->calls);
 		ret = 0;
 	}
 	spin_unlock_irqrestore(&priv->lock, flags);
@@ -135,43 +141,36 @@ int kiwi_rdma_enter(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call)
 }
 
 /**
- * kiwi_rdma_pin() - keep an id from being torn down during a ULP call
+ * kiwi_rdma_leave() - end a ULP call kiwi_rdma_enter() started
  * @priv: the id
+ * @call: the call
+ * @ret: its outcome
  *
- * A call that goes on to use the id's iw_cm id pins it first, so that an
- * rdma_destroy_id() racing it (on another CPU, or from a handler)
- * waits until the call is done rather than freeing what it uses.
+ * A call that failed goes back to the state it left, unless an event or
+ * destroy moved the id on meanwhile. Then the pin is dropped.
  *
  * Context: any context.
- * Return: false if the id is being destroyed (the call fails).
+ * Return: @ret.
  */
-bool kiwi_rdma_pin(struct kiwi_rdma_priv *priv)
+int kiwi_rdma_leave(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call,
+		    int ret)
 {
+	enum kiwi_rdma_state to = kiwi_rdma_calls[call].to;
 	unsigned long flags;
-	bool ok;
 
-	spin_lock_irqsave(&priv->lock, flags);
-	ok = priv->state != KIWI_RDMA_DESTROYING;
-	if (ok)
-		atomic_inc(&priv->calls);
-	spin_unlock_irqrestore(&priv->lock, flags);
-	return ok;
-}
-
-/**
- * kiwi_rdma_unpin() - end what kiwi_rdma_pin() started
- * @priv: the id
- *
- * Context: any context.
- */
-void kiwi_rdma_unpin(struct kiwi_rdma_priv *priv)
-{
+	if (ret && to != KIWI_RDMA_NR_STATES) {
+		spin_lock_irqsave(&priv->lock, flags);
+		if (priv->state == to)
+			priv->state = priv->from;
+		spin_unlock_irqrestore(&priv->lock, flags);
+	}
 	/*
 	 * wake_up_var() only hashes the address: the teardown it wakes may
 	 * free @priv at once, and nothing here touches it afterwards.
 	 */
 	if (atomic_dec_and_test(&priv->calls))
 		wake_up_var(&priv->calls);
+	return ret;
 }
 
 /**
@@ -195,23 +194,6 @@ bool kiwi_rdma_move(struct kiwi_rdma_priv *priv, enum kiwi_rdma_state from,
 	}
 	spin_unlock_irqrestore(&priv->lock, flags);
 	return moved;
-}
-
-/**
- * kiwi_rdma_undo() - a call failed: go back to the state it left
- * @priv: the id
- * @to: the state the call moved the id to
- *
- * Nothing changes if an event or destroy moved the id on meanwhile.
- */
-void kiwi_rdma_undo(struct kiwi_rdma_priv *priv, enum kiwi_rdma_state to)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&priv->lock, flags);
-	if (priv->state == to)
-		priv->state = priv->from;
-	spin_unlock_irqrestore(&priv->lock, flags);
 }
 
 /**
@@ -342,24 +324,84 @@ static void kiwi_rdma_doom(struct kiwi_rdma_priv *priv)
 	spin_unlock_irqrestore(&priv->lock, flags);
 }
 
+/*
+ * Claim the id's handler for the current task, or find the id being
+ * destroyed (*@ok false). Return: false while another task runs it.
+ */
+static bool kiwi_rdma_claim(struct kiwi_rdma_priv *priv, bool *ok)
+{
+	unsigned long flags;
+	bool gone, busy;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	gone = priv->state == KIWI_RDMA_DESTROYING;	/* the event is dropped */
+	busy = !gone && priv->handler_task;
+	*ok = !gone && !busy;
+	if (*ok)
+		priv->handler_task = current;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return !busy;
+}
+
+static void kiwi_rdma_unclaim(struct kiwi_rdma_priv *priv)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	priv->handler_task = NULL;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	/* only hashes the address: a teardown woken may free @priv */
+	wake_up_var(&priv->handler_task);
+}
+
+static bool kiwi_rdma_handler_idle(struct kiwi_rdma_priv *priv)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	idle = !priv->handler_task;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return idle;
+}
+
 /**
- * kiwi_rdma_deliver() - call the ULP's handler
+ * kiwi_rdma_deliver() - call the ULP's handler, one call at a time per id
  * @priv: the id
  * @ev: the event
+ * @due: if set, asked once the handler is claimed whether the event still
+ *	applies; false drops it
  *
+ * Events of one id come from several workers (the core's, for connection
+ * events, and kiwi_rdma_wq, for resolution, removal and ADDR_CHANGE): a
+ * call waits until no other task runs the id's handler, so that the ULP's
+ * handler never runs twice at once for one id. An id being destroyed
+ * gets no call.
+ *
+ * Context: process context; sleeps. Not from the id's own handler.
  * Return: non-zero if the id is to be destroyed now: the handler asked,
  * or called rdma_destroy_id() on it.
  */
-int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev)
+int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev,
+		      bool (*due)(struct kiwi_rdma_priv *priv))
 {
+	bool ok;
 	int ret;
 
-	WRITE_ONCE(priv->handler_task, current);
+	might_sleep();
+	wait_var_event(&priv->handler_task, kiwi_rdma_claim(priv, &ok));
+	if (!ok)
+		return 0;
+	if (due && !due(priv)) {
+		kiwi_rdma_unclaim(priv);
+		return 0;
+	}
 	ret = priv->id.event_handler(&priv->id, ev);
-	WRITE_ONCE(priv->handler_task, NULL);
 	if (ret)
 		kiwi_rdma_doom(priv);
-	return ret || READ_ONCE(priv->destroy_deferred);
+	ret = ret || READ_ONCE(priv->destroy_deferred);
+	kiwi_rdma_unclaim(priv);
+	return ret;
 }
 
 /**
@@ -384,6 +426,8 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 		cancel_work_sync(&priv->remove_work);
 	if (self != &priv->change_work)
 		cancel_work_sync(&priv->change_work);
+	/* DESTROYING: no new handler call starts; wait for a running one */
+	wait_var_event(&priv->handler_task, kiwi_rdma_handler_idle(priv));
 	if (priv->cm)
 		kiwi_cm_destroy_id(priv->cm);
 	kiwi_rdma_fan_stop(priv);
@@ -401,11 +445,15 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
  *
  * Cancels address or route resolution in flight, ends a listener or a
  * connection, frees the QP the ULP did not destroy, and waits until no
- * call of the handler runs. Called from the id's own handler, it takes
- * effect when the handler returns (as if it had returned non-zero).
+ * call of the handler runs: when it returns, the handler runs no more
+ * for @id. Called from the id's own handler, it takes effect when the
+ * handler returns (as if it had returned non-zero). A connection this
+ * side was closing gracefully (rdma_disconnect()) is not reset: the core
+ * finishes the close in the background; this call does not wait for it.
  *
- * Context: process context; sleeps. Not from the handler of another id
- * whose events are delivered through @id (a listener's children).
+ * Context: process context; sleeps. From another id's handler, not while
+ * @id's handler may itself be destroying that other id (each would wait
+ * for the other).
  */
 void kiwi_rdma_destroy_id(struct rdma_cm_id *id)
 {

@@ -18,6 +18,12 @@ static bool kiwi_rdma_change_due(enum kiwi_rdma_state state)
 	       state == KIWI_RDMA_ROUTE_RESOLVED;
 }
 
+/* Checked again once the handler is claimed: a connect may have won. */
+static bool kiwi_rdma_change_still_due(struct kiwi_rdma_priv *priv)
+{
+	return kiwi_rdma_change_due(kiwi_rdma_state_of(priv));
+}
+
 static void kiwi_rdma_link_changed(struct net_device *nd)
 {
 	struct kiwi_rdma_priv *priv;
@@ -56,9 +62,7 @@ void kiwi_rdma_change_work(struct work_struct *work)
 						   change_work);
 	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_ADDR_CHANGE };
 
-	if (!kiwi_rdma_change_due(kiwi_rdma_state_of(priv)))
-		return;
-	if (kiwi_rdma_deliver(priv, &ev))
+	if (kiwi_rdma_deliver(priv, &ev, kiwi_rdma_change_still_due))
 		kiwi_rdma_teardown(priv, work);
 }
 

@@ -93,9 +93,10 @@ enum kiwi_rdma_call {
  * @change_work: ADDR_CHANGE for a resolved id (same queue)
  * @removal_told: DEVICE_REMOVAL was delivered (@lock)
  * @handler_task: the task running the ULP's handler for this id, or NULL
+ *	(@lock); one at a time: see kiwi_rdma_deliver()
  * @destroy_deferred: the handler called rdma_destroy_id() on its own id
- * @calls: ULP calls in progress that use @cm (kiwi_rdma_pin()); the
- *	teardown waits (wait_var_event()) until there are none
+ * @calls: ULP calls in progress (kiwi_rdma_enter() to kiwi_rdma_leave());
+ *	the teardown waits (wait_var_event()) until there are none
  */
 struct kiwi_rdma_priv {
 	struct rdma_cm_id id;
@@ -163,13 +164,13 @@ struct kiwi_rdma_priv *kiwi_rdma_alloc(struct net *net,
 				       enum rdma_ucm_port_space ps,
 				       enum ib_qp_type qp_type);
 int kiwi_rdma_enter(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call);
-bool kiwi_rdma_pin(struct kiwi_rdma_priv *priv);
-void kiwi_rdma_unpin(struct kiwi_rdma_priv *priv);
-void kiwi_rdma_undo(struct kiwi_rdma_priv *priv, enum kiwi_rdma_state to);
+int kiwi_rdma_leave(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call,
+		    int ret);
 bool kiwi_rdma_move(struct kiwi_rdma_priv *priv, enum kiwi_rdma_state from,
 		    enum kiwi_rdma_state to);
 enum kiwi_rdma_state kiwi_rdma_state_of(struct kiwi_rdma_priv *priv);
-int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev);
+int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev,
+		      bool (*due)(struct kiwi_rdma_priv *priv));
 void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv,
 			struct work_struct *self);
 void kiwi_rdma_set_device(struct kiwi_rdma_priv *priv,

@@ -285,6 +285,22 @@ int softiw_modify_qp(struct kiwi_qp *qp, const struct kiwi_qp_attr *attr,
 	return ret;
 }
 
+/*
+ * The ULP lets go of a QP whose graceful close is in flight: flush it as
+ * for ERROR, but leave the endpoint's close graceful (the FIN, then the
+ * peer's) rather than reset the stream, as TCP's close() would.
+ */
+static void softiw_qp_let_close(struct softiw_qp *sqp,
+				struct softiw_cep **cep)
+{
+	lockdep_assert_held(&sqp->lock);
+	sqp->state = KIWI_QPS_ERROR;
+	sqp->flush_pending = true;
+	refcount_inc(&sqp->cep->ref);
+	*cep = sqp->cep;
+	softiw_cep_request_close(sqp->cep);
+}
+
 void softiw_destroy_qp(struct kiwi_qp *qp)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
@@ -294,7 +310,11 @@ void softiw_destroy_qp(struct kiwi_qp *qp)
 	might_sleep();
 	xa_erase(&sqp->sdev->qps, qp->qpn);
 	spin_lock_irqsave(&sqp->lock, flags);
-	softiw_qp_move(sqp, KIWI_QPS_ERROR, &cep);
+	if (sqp->state == KIWI_QPS_CLOSING && sqp->cep &&
+	    READ_ONCE(sqp->cep->close_req) == KIWI_QPS_CLOSING)
+		softiw_qp_let_close(sqp, &cep);
+	else
+		softiw_qp_move(sqp, KIWI_QPS_ERROR, &cep);
 	spin_unlock_irqrestore(&sqp->lock, flags);
 	softiw_qp_flush_sync(sqp, cep);
 	softiw_qp_put(sqp);

@@ -17,7 +17,7 @@
  * kiwi modules changes, so that modules built from different kiwi trees
  * refuse to bind rather than misread each other's memory.
  */
-#define KIWI_ABI_VERSION 1
+#define KIWI_ABI_VERSION 2
 
 /* RFC 5044 caps MPA private data at 512 bytes. */
 #define KIWI_CM_MAX_PRIVATE_DATA 512
@@ -38,6 +38,9 @@ struct kiwi_cm_id;
  * @KIWI_CM_STATE_ESTABLISHED: connected
  * @KIWI_CM_STATE_CLOSING: one side started the teardown
  * @KIWI_CM_STATE_DESTROYING: destroyed by its owner, waiting for references
+ * @KIWI_CM_STATE_LINGER: destroyed by its owner while its graceful
+ *	disconnect() was in flight: the core finishes the close (until CLOSE,
+ *	or it aborts after linger_ms)
  * @KIWI_CM_NR_STATES: number of states
  */
 enum kiwi_cm_state {
@@ -48,6 +51,7 @@ enum kiwi_cm_state {
 	KIWI_CM_STATE_ESTABLISHED,
 	KIWI_CM_STATE_CLOSING,
 	KIWI_CM_STATE_DESTROYING,
+	KIWI_CM_STATE_LINGER,
 	KIWI_CM_NR_STATES
 };
 
@@ -198,6 +202,7 @@ void kiwi_fault_fail_nth(int nth);
 int kiwi_fault_remaining(void);
 void kiwi_fault_hook_nth(int nth, void (*fn)(void *data), void *data);
 unsigned int kiwi_device_set_drain_timeout(unsigned int secs);
+unsigned int kiwi_cm_set_linger_ms(unsigned int ms);
 struct seq_file;
 void kiwi_debugfs_show_ids(struct seq_file *m, struct kiwi_device *dev);
 void kiwi_debugfs_show_counters(struct seq_file *m, struct kiwi_device *dev);

@@ -29,11 +29,12 @@ enum start {
 	AT_CLOSING,		/* we disconnected */
 	AT_CLOSING_PEER,	/* the peer did: DISCONNECT was delivered */
 	AT_DESTROYING,
+	AT_LINGER,		/* destroyed after our graceful disconnect() */
 };
 
 static const char *const start_names[] = {
 	"IDLE", "LISTEN", "CONN_RECV", "CONN_RECV+accept", "CONN_SENT",
-	"ESTABLISHED", "CLOSING", "CLOSING(peer)", "DESTROYING",
+	"ESTABLISHED", "CLOSING", "CLOSING(peer)", "DESTROYING", "LINGER",
 };
 
 struct pair {
@@ -118,6 +119,13 @@ static const struct pair pairs[] = {
 	OK(DESTROYING, DISCONNECT, DESTROYING, NONE),
 	OK(DESTROYING, CLOSE, DESTROYING, NONE),
 	OK(DESTROYING, DEVICE_REMOVAL, DESTROYING, NONE),
+
+	BAD(LINGER, CONNECT_REQUEST, LINGER),
+	BAD(LINGER, CONNECT_REPLY, LINGER),
+	BAD(LINGER, ESTABLISHED, LINGER),
+	OK(LINGER, DISCONNECT, LINGER, NONE),	/* the peer's half */
+	OK(LINGER, CLOSE, DESTROYING, NONE),	/* the close is over */
+	BAD(LINGER, DEVICE_REMOVAL, LINGER),
 };
 
 static void pair_desc(const struct pair *p, char *desc)
@@ -161,6 +169,11 @@ static struct kiwi_cm_id *drive(struct kiwi_ulp *u, enum start start)
 		return id;
 	case AT_DESTROYING:
 		id = kiwi_ulp_established(u);
+		kiwi_ulp_destroy(u, id);	/* the mock still pins it */
+		return id;
+	case AT_LINGER:
+		id = kiwi_ulp_established(u);
+		KUNIT_ASSERT_EQ(u->test, kiwi_cm_disconnect(id, KIWI_CM_DISCONNECT_GRACEFUL), 0);
 		kiwi_ulp_destroy(u, id);	/* the mock still pins it */
 		return id;
 	default:

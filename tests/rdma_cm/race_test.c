@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_rdmacm_race: rdma_accept() on a CONNECT_REQUEST id while another
- * CPU destroys that id, or its listener.
+ * CPU destroys that id, or its listener; rdma_listen() while another CPU
+ * destroys the id; the ULP's handler never runs
+ * twice at once for an id, nor after rdma_destroy_id() returned, though
+ * its events come from two workers (rdma_cm's and the core's).
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/workqueue.h>
@@ -46,6 +50,18 @@ static void ra_accept_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
 	struct ra_race *r = m->hook_data;
 
 	if (op != KIWI_MOCK_ACCEPT || !r)
+		return;
+	queue_work(system_unbound_wq, &r->work);
+	udelay(r->jitter / 2);
+}
+
+/* The same, inside the provider's create_listen. */
+static void ra_listen_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
+			   struct kiwi_cm_id *id)
+{
+	struct ra_race *r = m->hook_data;
+
+	if (op != KIWI_MOCK_CREATE_LISTEN || !r)
 		return;
 	queue_work(system_unbound_wq, &r->work);
 	udelay(r->jitter / 2);
@@ -154,8 +170,232 @@ static void rdmacm_accept_vs_destroy(struct kunit *test)
 	kunit_info(test, "%d of 200 accepts returned 0", ok);
 }
 
+/*
+ * rdma_listen() while another CPU destroys the id from inside the
+ * provider's create_listen, 100 times with a varying head start: listen
+ * returns 0 or an error, the id is destroyed once and the iw_cm listener
+ * with it (KASAN, lockdep and kmemleak judge the rest).
+ */
+static void rdmacm_listen_vs_destroy(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct ra_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct sockaddr_storage src;
+	int i, ok = 0, live = kiwi_cm_live_ids();
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, ra_unhook,
+							 GFP_KERNEL, rt));
+	r->rt = rt;
+	INIT_WORK(&r->work, ra_destroy_work);
+	kiwi_rt_addr(&src, AF_INET, "127.0.0.1", 7410);
+	for (i = 0; i < 100; i++) {
+		struct rdma_cm_id *id = kiwi_rt_id(rt);
+		int ret;
+
+		KUNIT_ASSERT_EQ(test, rdma_bind_addr(id,
+						     (struct sockaddr *)&src),
+				0);
+		r->jitter = (i % 20) * 10;
+		r->victim = id;
+		rt->m->hook_data = r;
+		rt->m->hook = ra_listen_hook;
+		ret = rdma_listen(id, 0);
+		flush_work(&r->work);
+		rt->m->hook = NULL;
+		rt->m->hook_data = NULL;
+		KUNIT_ASSERT_TRUE_MSG(test, ret == 0 || ret < 0, "ret %d", ret);
+		ok += !ret;
+		KUNIT_ASSERT_FALSE(test, kiwi_rt_forget(rt, id));
+		KUNIT_ASSERT_EQ(test, kiwi_rdma_live_ids(), 0);
+		KUNIT_ASSERT_EQ(test, kiwi_cm_live_ids(), live);
+	}
+	kunit_info(test, "%d of 100 listens returned 0", ok);
+}
+
+/**
+ * struct rh_state - what the handlers of the serialisation cases saw
+ * @inside: handler calls in progress per id (0: the first id, 1: other)
+ * @overlaps: calls that started while another ran for the same id
+ * @x: the id whose handler blocks
+ * @x_entered: completed when @x's DISCONNECTED handler started
+ * @seen_inside: @x's handler was still running when destroy_id returned
+ * @connect_ret: rdma_connect() from the ROUTE_RESOLVED handler
+ */
+struct rh_state {
+	atomic_t inside[2];
+	atomic_t overlaps;
+	struct rdma_cm_id *x;
+	struct completion x_entered;
+	int seen_inside;
+	int connect_ret;
+};
+
+static struct rh_state *rh;	/* the running case's; one case at a time */
+
+/* Called around every hook: counts handler calls overlapping per id. */
+static int rh_enter(struct rdma_cm_id *id)
+{
+	int i = id != rh->x;
+
+	if (atomic_inc_return(&rh->inside[i]) > 1)
+		atomic_inc(&rh->overlaps);
+	return i;
+}
+
+/* Inside iw_connect: the peer answers at once, from the provider. */
+static void rh_reply_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
+			  struct kiwi_cm_id *id)
+{
+	struct kiwi_cm_event ev = { .event = KIWI_CM_EVENT_CONNECT_REPLY };
+
+	if (op == KIWI_MOCK_CONNECT)
+		kiwi_cm_upcall(id, &ev);
+}
+
+/*
+ * ROUTE_RESOLVED: create the QP, connect, and stay in the handler for a
+ * while; the ESTABLISHED the provider reported meanwhile must wait.
+ */
+static int rh_connect_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
+			   struct rdma_cm_event *ev)
+{
+	struct kiwi_qp_init_attr init = { .cap = { 1, 1, 1, 1 } };
+	struct rdma_conn_param p = { .responder_resources = 1,
+				     .initiator_depth = 1 };
+	int i = rh_enter(id);
+
+	if (ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED) {
+		init.send_cq = rt->cq;
+		init.recv_cq = rt->cq;
+		rh->connect_ret = rdma_create_qp(id, NULL, &init) ?:
+				  rdma_connect(id, &p);
+		msleep(200);
+	}
+	atomic_dec(&rh->inside[i]);
+	return 0;
+}
+
+static void rh_reset(struct kunit_resource *res)
+{
+	struct kiwi_rt *rt = res->data;
+
+	rt->hook = NULL;
+	if (rt->m)
+		rt->m->hook = NULL;
+	rh = NULL;
+}
+
+static struct rh_state *rh_setup(struct kunit *test, struct kiwi_rt *rt)
+{
+	struct rh_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	init_completion(&st->x_entered);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, rh_reset,
+							 GFP_KERNEL, rt));
+	rh = st;
+	return st;
+}
+
+/*
+ * A ROUTE_RESOLVED handler (run by rdma_cm's worker) connects, and the
+ * provider reports the connection up at once (the core's worker): the
+ * ULP's handler never runs twice at once for the id, ESTABLISHED comes
+ * after the ROUTE_RESOLVED handler returned. 20 rounds.
+ */
+static void rdmacm_handler_never_concurrent(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rh_state *st = rh_setup(test, rt);
+	struct sockaddr_storage dst;
+	int i;
+
+	rt->m->hook = rh_reply_hook;
+	rt->hook = rh_connect_hook;
+	kiwi_rt_addr(&dst, AF_INET, "127.0.0.1", 7471);
+	for (i = 0; i < 20; i++) {
+		struct rdma_cm_id *id;
+		struct kiwi_rt_rec r;
+		unsigned long flags;
+
+		spin_lock_irqsave(&rt->lock, flags);
+		rt->n = 0;
+		spin_unlock_irqrestore(&rt->lock, flags);
+		id = kiwi_rt_id(rt);
+		KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+							(struct sockaddr *)&dst,
+							1000), 0);
+		KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 1));
+		KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, 1000), 0);
+		KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 3));
+		KUNIT_EXPECT_EQ(test, st->connect_ret, 0);
+		r = kiwi_rt_rec(rt, 1);
+		KUNIT_EXPECT_EQ(test, r.event, RDMA_CM_EVENT_ROUTE_RESOLVED);
+		r = kiwi_rt_rec(rt, 2);
+		KUNIT_EXPECT_EQ(test, r.event, RDMA_CM_EVENT_ESTABLISHED);
+		kiwi_rt_destroy(rt, id);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&st->overlaps), 0);
+}
+
+/*
+ * X's DISCONNECTED handler runs for a while; meanwhile Y's handler, on
+ * another worker, destroys X. rdma_destroy_id() must return only once
+ * X's handler is done: no handler of X runs after it returned (and X is
+ * not freed under its running handler: KASAN).
+ */
+static int rh_destroy_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
+			   struct rdma_cm_event *ev)
+{
+	int i = rh_enter(id);
+
+	if (ev->event == RDMA_CM_EVENT_DISCONNECTED && id == rh->x) {
+		complete_all(&rh->x_entered);	/* the test and Y wait */
+		msleep(300);
+	} else if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+		if (wait_for_completion_timeout(&rh->x_entered, 5 * HZ) &&
+		    kiwi_rt_forget(rt, rh->x))
+			rdma_destroy_id(rh->x);
+		rh->seen_inside = atomic_read(&rh->inside[0]);
+	}
+	atomic_dec(&rh->inside[i]);
+	return 0;
+}
+
+static void rdmacm_destroy_waits_for_handler(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rh_state *st = rh_setup(test, rt);
+	struct rdma_cm_id *y;
+	int n;
+
+	st->x = kiwi_rt_established(rt, AF_INET);
+	y = kiwi_rt_established(rt, AF_INET);
+	n = kiwi_rt_count(rt);
+	rt->hook = rh_destroy_hook;
+	KUNIT_ASSERT_EQ(test, kiwi_rt_inject(rt, st->x,
+					     KIWI_CM_EVENT_DISCONNECT, 0, NULL),
+			0);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&st->x_entered,
+							    5 * HZ));
+	KUNIT_ASSERT_EQ(test, kiwi_rt_inject(rt, y, KIWI_CM_EVENT_DISCONNECT,
+					     0, NULL), 0);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, n + 2));
+	/* Y destroyed X: the fixture must not (nor leak it if Y did not) */
+	if (kiwi_rt_forget(rt, st->x)) {
+		KUNIT_FAIL(test, "Y's handler did not destroy X");
+		rdma_destroy_id(st->x);
+	}
+	KUNIT_EXPECT_EQ(test, st->seen_inside, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&st->overlaps), 0);
+}
+
 static struct kunit_case rdmacm_race_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_accept_vs_destroy, ra_gen_params),
+	KUNIT_CASE(rdmacm_listen_vs_destroy),
+	KUNIT_CASE(rdmacm_handler_never_concurrent),
+	KUNIT_CASE(rdmacm_destroy_waits_for_handler),
 	{}
 };
 

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_rdmacm_softiw: rdma_cm end to end over a real softiw device on lo.
+ * A server that disconnects and destroys its id at once closes the
+ * stream gracefully: the client's DISCONNECTED has status 0, not
+ * -ECONNRESET, and the server's iw_cm id lingers only until the client's
+ * half of the close comes.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/inet.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/net_namespace.h>
+
+#include "rdmacm_test.h"
+#include "softiw.h"
+
+#define SC_ROUNDS 20
+#define SC_PORT 7520
+
+/**
+ * struct sc - the fixture: one client and one server connection
+ * @test: the test
+ * @dev: softiw_lo, referenced
+ * @cq: the CQ of both QPs
+ * @lock: protects @events, @status, @child
+ * @wq: woken on every event
+ * @listener: the server's listener
+ * @client: the client's id
+ * @child: the server's id of the connection, set by CONNECT_REQUEST
+ * @events: per side (0 client, 1 server), the last event
+ * @status: its status
+ * @count: per side, events seen
+ */
+struct sc {
+	struct kunit *test;
+	struct kiwi_device *dev;
+	struct kiwi_cq *cq;
+	spinlock_t lock;	/* protects events, status, count, child */
+	wait_queue_head_t wq;
+	struct rdma_cm_id *listener;
+	struct rdma_cm_id *client;
+	struct rdma_cm_id *child;
+	int events[2];
+	int status[2];
+	int count[2];
+};
+
+static int sc_qp(struct sc *t, struct rdma_cm_id *id)
+{
+	struct kiwi_qp_init_attr init = { .cap = { 4, 4, 1, 1 } };
+
+	init.send_cq = t->cq;
+	init.recv_cq = t->cq;
+	return rdma_create_qp(id, NULL, &init);
+}
+
+static int sc_request(struct sc *t, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param p = { .responder_resources = 1,
+				     .initiator_depth = 1 };
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->child = id;
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (sc_qp(t, id) || rdma_accept(id, &p)) {
+		spin_lock_irqsave(&t->lock, flags);
+		t->child = NULL;
+		spin_unlock_irqrestore(&t->lock, flags);
+		return 1;	/* rdma_cm destroys it */
+	}
+	return 0;
+}
+
+static int sc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct sc *t = id->context;
+	unsigned long flags;
+	int side = id != t->client;
+	int ret = 0;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		ret = sc_request(t, id);
+	spin_lock_irqsave(&t->lock, flags);
+	t->events[side] = ev->event;
+	t->status[side] = ev->status;
+	t->count[side]++;
+	spin_unlock_irqrestore(&t->lock, flags);
+	wake_up_all(&t->wq);
+	return ret;
+}
+
+/* Wait (5 s) for @side's last event to be @event; its status, or 1. */
+static int sc_wait(struct sc *t, int side, int event)
+{
+	unsigned long flags;
+	int status = 1;
+
+	wait_event_timeout(t->wq, READ_ONCE(t->events[side]) == event,
+			   5 * HZ);
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->events[side] == event)
+		status = t->status[side];
+	spin_unlock_irqrestore(&t->lock, flags);
+	return status;
+}
+
+static struct rdma_cm_id *sc_take(struct sc *t, struct rdma_cm_id **idp)
+{
+	struct rdma_cm_id *id;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	id = *idp;
+	*idp = NULL;
+	spin_unlock_irqrestore(&t->lock, flags);
+	return id;
+}
+
+static void sc_destroy(struct sc *t, struct rdma_cm_id **idp)
+{
+	struct rdma_cm_id *id = sc_take(t, idp);
+
+	if (id)
+		rdma_destroy_id(id);
+}
+
+static void sc_free(struct kunit_resource *res)
+{
+	struct sc *t = res->data;
+
+	sc_destroy(t, &t->client);
+	sc_destroy(t, &t->child);
+	sc_destroy(t, &t->listener);
+	if (!IS_ERR_OR_NULL(t->cq))
+		kiwi_destroy_cq(t->cq);
+	if (t->dev)
+		kiwi_device_put(t->dev);
+}
+
+static struct sc *sc_setup(struct kunit *test)
+{
+	struct sc *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct sockaddr_storage src;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->test = test;
+	spin_lock_init(&t->lock);
+	init_waitqueue_head(&t->wq);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, sc_free,
+							 GFP_KERNEL, t));
+	t->dev = kiwi_device_get_by_name("softiw_lo");
+	KUNIT_ASSERT_NOT_NULL(test, t->dev);
+	t->cq = kiwi_create_cq(t->dev, 32, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq));
+	t->listener = rdma_create_id(&init_net, sc_handler, t, RDMA_PS_TCP,
+				     IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->listener));
+	kiwi_rt_addr(&src, AF_INET, "127.0.0.1", SC_PORT);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(t->listener,
+					     (struct sockaddr *)&src), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(t->listener, 0), 0);
+	return t;
+}
+
+/* A client connection to the listener, established on both sides. */
+static void sc_connect(struct sc *t)
+{
+	struct rdma_conn_param p = { .responder_resources = 1,
+				     .initiator_depth = 1 };
+	struct kunit *test = t->test;
+	struct sockaddr_storage dst;
+	struct rdma_cm_id *id;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	memset(t->events, 0xff, sizeof(t->events));
+	spin_unlock_irqrestore(&t->lock, flags);
+	id = rdma_create_id(&init_net, sc_handler, t, RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	t->client = id;
+	kiwi_rt_addr(&dst, AF_INET, "127.0.0.1", SC_PORT);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	KUNIT_ASSERT_EQ(test, sc_wait(t, 0, RDMA_CM_EVENT_ADDR_RESOLVED), 0);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, 2000), 0);
+	KUNIT_ASSERT_EQ(test, sc_wait(t, 0, RDMA_CM_EVENT_ROUTE_RESOLVED), 0);
+	KUNIT_ASSERT_EQ(test, sc_qp(t, id), 0);
+	KUNIT_ASSERT_EQ(test, rdma_connect(id, &p), 0);
+	KUNIT_ASSERT_EQ(test, sc_wait(t, 0, RDMA_CM_EVENT_ESTABLISHED), 0);
+	KUNIT_ASSERT_EQ(test, sc_wait(t, 1, RDMA_CM_EVENT_ESTABLISHED), 0);
+}
+
+/* Wait (5 s) until @n iw_cm ids are alive. */
+static bool sc_wait_live(int n)
+{
+	int i;
+
+	for (i = 0; i < 250 && kiwi_cm_live_ids() != n; i++)
+		msleep(20);
+	return kiwi_cm_live_ids() == n;
+}
+
+/*
+ * The server disconnects and destroys its id at once, 20 times: every
+ * time the client's DISCONNECTED has status 0 (the FIN came, no reset),
+ * and once the client closed its half the server's lingering iw_cm id is
+ * gone well before the linger timeout (the CLOSE ended it, not the
+ * abort). Before LINGER, some of these came with -ECONNRESET.
+ */
+static void rdmacm_softiw_destroy_after_disconnect(struct kunit *test)
+{
+	struct sc *t = sc_setup(test);
+	int live = kiwi_cm_live_ids();
+	int i, resets = 0;
+
+	for (i = 0; i < SC_ROUNDS; i++) {
+		struct rdma_cm_id *child;
+		int status;
+
+		sc_connect(t);
+		child = sc_take(t, &t->child);
+		KUNIT_ASSERT_NOT_NULL(test, child);
+		KUNIT_ASSERT_EQ(test, rdma_disconnect(child), 0);
+		rdma_destroy_id(child);
+
+		status = sc_wait(t, 0, RDMA_CM_EVENT_DISCONNECTED);
+		KUNIT_EXPECT_EQ_MSG(test, status, 0, "round %d", i);
+		resets += status != 0;
+		KUNIT_EXPECT_EQ(test, rdma_disconnect(t->client), 0);
+		sc_destroy(t, &t->client);
+		KUNIT_ASSERT_TRUE_MSG(test, sc_wait_live(live), "round %d", i);
+	}
+	kunit_info(test, "%d of %d DISCONNECTED with an error", resets,
+		   SC_ROUNDS);
+}
+
+static int sc_suite_init(struct kunit_suite *suite)
+{
+	int ret = kiwi_softiw_attach("lo");
+
+	return ret == -EEXIST ? 0 : ret;
+}
+
+static void sc_suite_exit(struct kunit_suite *suite)
+{
+	kiwi_softiw_detach("lo");
+	kiwi_softiw_flush_detach();
+}
+
+static struct kunit_case rdmacm_softiw_cases[] = {
+	KUNIT_CASE(rdmacm_softiw_destroy_after_disconnect),
+	{}
+};
+
+static struct kunit_suite rdmacm_softiw_suite = {
+	.name = "kiwi_rdmacm_softiw",
+	.suite_init = sc_suite_init,
+	.suite_exit = sc_suite_exit,
+	.test_cases = rdmacm_softiw_cases,
+};
+
+kunit_test_suite(rdmacm_softiw_suite);
