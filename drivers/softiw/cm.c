@@ -105,17 +105,32 @@ static void softiw_cep_sk_write_space(struct sock *sk)
 	softiw_cep_sk_event(sk);
 }
 
-static void softiw_cep_settings(struct softiw_cep *cep, u16 ird, u16 ord)
-{
-	u8 rev = READ_ONCE(softiw_mpa_rev) == SOFTIW_MPA_REV1 ?
-		 SOFTIW_MPA_REV1 : SOFTIW_MPA_REV2;
-	u8 rtr = READ_ONCE(softiw_mpa_rtr) & SOFTIW_RTR_ALL;
+/* KIWI_IWARP_OPT_RTR takes the bits of SOFTIW_RTR_*. */
+static_assert(((SOFTIW_RTR_WRITE ^ KIWI_IWARP_RTR_WRITE) |
+	       (SOFTIW_RTR_READ ^ KIWI_IWARP_RTR_READ) |
+	       (SOFTIW_RTR_SEND ^ KIWI_IWARP_RTR_SEND)) == 0);
 
+/*
+ * This end's MPA settings: the options of @id (passive: the listener's id
+ * until the request is delivered, then the child's, which inherited them),
+ * else the module parameters.
+ */
+static void softiw_cep_settings(struct softiw_cep *cep,
+				const struct kiwi_cm_id *id, u16 ird, u16 ord)
+{
+	u32 rev = kiwi_cm_option(id, KIWI_IWARP_OPT_MPA_REV,
+			     READ_ONCE(softiw_mpa_rev));
+	u8 rtr = kiwi_cm_option(id, KIWI_IWARP_OPT_RTR,
+			    READ_ONCE(softiw_mpa_rtr)) & SOFTIW_RTR_ALL;
+	bool p2p = kiwi_cm_option(id, KIWI_IWARP_OPT_P2P,
+			      READ_ONCE(softiw_mpa_p2p));
+
+	rev = rev == SOFTIW_MPA_REV1 ? SOFTIW_MPA_REV1 : SOFTIW_MPA_REV2;
 	cep->local = (struct kiwi_softiw_mpa_local) {
 		.rev = rev,
-		.crc = READ_ONCE(softiw_mpa_crc),
-		.p2p = READ_ONCE(softiw_mpa_p2p) && rev == SOFTIW_MPA_REV2 &&
-		       rtr,
+		.crc = kiwi_cm_option(id, KIWI_IWARP_OPT_MPA_CRC,
+				  READ_ONCE(softiw_mpa_crc)),
+		.p2p = p2p && rev == SOFTIW_MPA_REV2 && rtr,
 		.rtr = rtr,
 		.ird = ird,
 		.ord = ord,
@@ -423,9 +438,12 @@ static void softiw_cep_established(struct softiw_cep *cep,
 /* Peer-to-peer: wait for the RTR, or the READ response, in time. */
 static void softiw_cep_await_rtr(struct softiw_cep *cep)
 {
+	u32 ms = kiwi_cm_option(cep->id, KIWI_IWARP_OPT_RTR_TIMEOUT_MS,
+				READ_ONCE(softiw_rtr_timeout_ms));
+
 	lockdep_assert_held(&cep->lock);
 	cep->state = SOFTIW_CEP_AWAIT_RTR;
-	softiw_cep_arm_timer(cep, READ_ONCE(softiw_rtr_timeout_ms));
+	softiw_cep_arm_timer(cep, ms);
 	softiw_cep_kick(cep);
 }
 
@@ -859,7 +877,8 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 	cep = softiw_cep_alloc(lst->sdev, sock, SOFTIW_CEP_AWAIT_REQUEST);
 	if (!cep)
 		return NULL;
-	softiw_cep_settings(cep, SOFTIW_MAX_IRD_ORD, SOFTIW_MAX_IRD_ORD);
+	softiw_cep_settings(cep, lst->id, SOFTIW_MAX_IRD_ORD,
+			    SOFTIW_MAX_IRD_ORD);
 	kiwi_softiw_mpa_rx_init(&cep->mpa_rx, SOFTIW_MPA_REQUEST);
 	refcount_inc(&lst->ref);
 	cep->listener = lst;
@@ -869,7 +888,9 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 	softiw_sock_attach(sock, cep, softiw_cep_sk_event, &cep->cbs);
 	/* An accepted socket was cloned with the listener's callbacks. */
 	cep->cbs = lst->cbs;
-	softiw_cep_arm_timer(cep, READ_ONCE(softiw_mpa_timeout_ms));
+	softiw_cep_arm_timer(cep,
+			     kiwi_cm_option(lst->id, KIWI_IWARP_OPT_MPA_TIMEOUT_MS,
+					    READ_ONCE(softiw_mpa_timeout_ms)));
 	softiw_cep_kick(cep);
 	return cep;
 }
@@ -918,18 +939,21 @@ static int softiw_cep_start_connect(struct softiw_cep *cep,
 		return ret;
 	}
 	id->provider_data = cep;
-	softiw_cep_arm_timer(cep, READ_ONCE(softiw_mpa_timeout_ms));
+	softiw_cep_arm_timer(cep,
+			     kiwi_cm_option(id, KIWI_IWARP_OPT_MPA_TIMEOUT_MS,
+					    READ_ONCE(softiw_mpa_timeout_ms)));
 	softiw_cep_kick(cep);
 	return 0;
 }
 
 static int softiw_cep_prepare_connect(struct softiw_cep *cep,
+				      const struct kiwi_cm_id *id,
 				      const struct kiwi_conn_param *param)
 {
 	int ret;
 
 	memcpy(cep->pdata, param->private_data, param->private_data_len);
-	softiw_cep_settings(cep, param->ird, param->ord);
+	softiw_cep_settings(cep, id, param->ird, param->ord);
 	cep->rtr.active = true;
 	ret = kiwi_softiw_mpa_request(&cep->local, cep->pdata,
 				      param->private_data_len, &cep->req);
@@ -966,7 +990,7 @@ int softiw_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	if (!cep)
 		goto release_sock;
 	mutex_lock(&cep->lock);
-	ret = softiw_cep_prepare_connect(cep, param);
+	ret = softiw_cep_prepare_connect(cep, id, param);
 	if (ret)
 		goto put_cep;
 	ret = softiw_cep_start_connect(cep, id);
@@ -999,7 +1023,7 @@ static int softiw_cep_send_accept(struct softiw_cep *cep,
 	struct kiwi_softiw_mpa_info rep;
 	int ret;
 
-	softiw_cep_settings(cep, param->ird, param->ord);
+	softiw_cep_settings(cep, cep->id, param->ird, param->ord);
 	ret = kiwi_softiw_mpa_accept(&cep->local, &cep->req,
 				     param->private_data,
 				     param->private_data_len, &rep, &res);
