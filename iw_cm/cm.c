@@ -458,6 +458,89 @@ int kiwi_cm_listen(struct kiwi_cm_id *id, int backlog)
 }
 EXPORT_SYMBOL_GPL(kiwi_cm_listen);
 
+/**
+ * kiwi_cm_check_option() - validate an iWARP option
+ * @optname: enum kiwi_iwarp_opt
+ * @optval: the value, a u32
+ * @optlen: sizeof(u32)
+ * @val: filled in with the value
+ *
+ * Context: any context.
+ * Return: 0, -ENOPROTOOPT for an unknown option, or -EINVAL for a bad
+ * length or value.
+ */
+int kiwi_cm_check_option(int optname, const void *optval, size_t optlen,
+			 u32 *val)
+{
+	u32 v;
+
+	if (optname < 0 || optname >= KIWI_IWARP_NR_OPTS)
+		return -ENOPROTOOPT;
+	if (!optval || optlen != sizeof(u32))
+		return -EINVAL;
+	memcpy(&v, optval, sizeof(v));
+	switch (optname) {
+	case KIWI_IWARP_OPT_MPA_REV:
+		if (v != 1 && v != 2)
+			return -EINVAL;
+		break;
+	case KIWI_IWARP_OPT_MPA_CRC:
+	case KIWI_IWARP_OPT_P2P:
+		if (v > 1)
+			return -EINVAL;
+		break;
+	case KIWI_IWARP_OPT_RTR:
+		if (!v || v & ~KIWI_IWARP_RTR_ALL)
+			return -EINVAL;
+		break;
+	default:
+		if (!v || v > KIWI_IWARP_TIMEOUT_MAX)
+			return -EINVAL;
+		break;
+	}
+	*val = v;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kiwi_cm_check_option);
+
+/**
+ * kiwi_cm_set_option() - set an iWARP option of an id
+ * @id: the id, neither listening nor connecting yet
+ * @optname: enum kiwi_iwarp_opt
+ * @optval: the value, a u32
+ * @optlen: sizeof(u32)
+ *
+ * The provider reads the option when the id listens or connects; a
+ * listener's children inherit its options. Options not set keep the
+ * provider's defaults.
+ *
+ * Context: any context.
+ * Return: 0; -ENOPROTOOPT for an unknown option; -EINVAL for a bad length
+ * or value; -EISCONN once the id listens or connects, or for a child.
+ */
+int kiwi_cm_set_option(struct kiwi_cm_id *id, int optname,
+		       const void *optval, size_t optlen)
+{
+	struct kiwi_cm_priv *priv = kiwi_cm_priv(id);
+	unsigned long flags;
+	int ret;
+	u32 v;
+
+	ret = kiwi_cm_check_option(optname, optval, optlen, &v);
+	if (ret)
+		return ret;
+	spin_lock_irqsave(&priv->lock, flags);
+	if (priv->flags & KIWI_CM_F_USED) {
+		ret = -EISCONN;
+	} else {
+		id->opts.val[optname] = v;
+		id->opts.set |= BIT(optname);
+	}
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kiwi_cm_set_option);
+
 /*
  * The start connect() and accept() share: check the id and the parameters,
  * pin the QP, take the table step for @op and bind the QP to the id.

@@ -483,6 +483,7 @@ static int kiwi_event_child(struct kiwi_cm_priv *listener,
 	child->id.remote_addr = ev->remote_addr;
 	child->id.ird = ev->ird;
 	child->id.ord = ev->ord;
+	child->id.opts = listener->id.opts;
 	child->flags |= KIWI_CM_F_USED;
 	child->seen |= BIT(KIWI_CM_EVENT_CONNECT_REQUEST);
 

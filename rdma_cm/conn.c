@@ -19,6 +19,7 @@ static int kiwi_rdma_cm_create(struct kiwi_rdma_priv *priv)
 		return PTR_ERR(cm);
 	cm->local_addr = priv->id.route.addr.src_addr;
 	cm->remote_addr = priv->id.route.addr.dst_addr;
+	kiwi_rdma_apply_options(priv, cm);
 	mutex_lock(&kiwi_rdma_lock);
 	priv->cm = cm;
 	mutex_unlock(&kiwi_rdma_lock);

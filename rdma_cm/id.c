@@ -486,6 +486,78 @@ void kiwi_rdma_set_service_type(struct rdma_cm_id *id, int tos)
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_set_service_type);
 
+/* Before listen or connect: the iw_cm ids are made with the options. */
+static bool kiwi_rdma_options_open(enum kiwi_rdma_state state)
+{
+	return state <= KIWI_RDMA_ROUTE_RESOLVED;
+}
+
+/**
+ * kiwi_rdma_set_option() - set an option of an id
+ * @id: the id, not yet listening or connecting
+ * @level: KIWI_RDMA_OPTION_IWARP
+ * @optname: enum kiwi_iwarp_opt
+ * @optval: the value, a u32
+ * @optlen: sizeof(u32)
+ *
+ * Linux's rdma_set_option() with kiwi's one level: the iWARP settings of
+ * the connections the id makes or, for a listener, accepts (MPA revision,
+ * CRC, peer-to-peer mode and RTR types, MPA and RTR timeouts). Options not
+ * set keep the provider's defaults.
+ *
+ * Context: any context.
+ * Return: 0; -ENOPROTOOPT for another level or an unknown option;
+ * -EINVAL for a bad length or value; -EISCONN once the id listens or
+ * connects, and for the id of a connection request.
+ */
+int kiwi_rdma_set_option(struct rdma_cm_id *id, int level, int optname,
+			 void *optval, size_t optlen)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	unsigned long flags;
+	int ret;
+	u32 v;
+
+	if (level != KIWI_RDMA_OPTION_IWARP)
+		return -ENOPROTOOPT;
+	ret = kiwi_cm_check_option(optname, optval, optlen, &v);
+	if (ret)
+		return ret;
+	spin_lock_irqsave(&priv->lock, flags);
+	if (kiwi_rdma_options_open(priv->state)) {
+		priv->iwarp.val[optname] = v;
+		priv->iwarp.set |= BIT(optname);
+	} else {
+		ret = -EISCONN;
+	}
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_set_option);
+
+/**
+ * kiwi_rdma_apply_options() - give a new iw_cm id the options of its owner
+ * @priv: the owner
+ * @cm: the iw_cm id, neither listening nor connecting yet
+ *
+ * Context: any context.
+ */
+void kiwi_rdma_apply_options(struct kiwi_rdma_priv *priv,
+			     struct kiwi_cm_id *cm)
+{
+	struct kiwi_iwarp_opts opts;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	opts = priv->iwarp;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	for (i = 0; i < KIWI_IWARP_NR_OPTS; i++)
+		if (opts.set & BIT(i))
+			WARN_ON(kiwi_cm_set_option(cm, i, &opts.val[i],
+						   sizeof(opts.val[i])));
+}
+
 static const char *const kiwi_rdma_event_names[RDMA_CM_NR_EVENTS] = {
 	[RDMA_CM_EVENT_ADDR_RESOLVED] = "ADDR_RESOLVED",
 	[RDMA_CM_EVENT_ADDR_ERROR] = "ADDR_ERROR",

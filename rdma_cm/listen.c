@@ -97,6 +97,7 @@ static int kiwi_rdma_fan_open(struct kiwi_rdma_priv *owner,
 	if (IS_ERR(cm))
 		return PTR_ERR(cm);
 	cm->local_addr = owner->id.route.addr.src_addr;
+	kiwi_rdma_apply_options(owner, cm);
 	ret = kiwi_cm_listen(cm, owner->backlog);
 	if (ret) {
 		kiwi_cm_destroy_id(cm);

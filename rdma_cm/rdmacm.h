@@ -97,6 +97,7 @@ enum kiwi_rdma_call {
  * @destroy_deferred: the handler called rdma_destroy_id() on its own id
  * @calls: ULP calls in progress (kiwi_rdma_enter() to kiwi_rdma_leave());
  *	the teardown waits (wait_var_event()) until there are none
+ * @iwarp: iWARP options for the iw_cm ids this id makes (@lock)
  */
 struct kiwi_rdma_priv {
 	struct rdma_cm_id id;
@@ -119,6 +120,7 @@ struct kiwi_rdma_priv {
 	struct task_struct *handler_task;
 	bool destroy_deferred;
 	atomic_t calls;
+	struct kiwi_iwarp_opts iwarp;
 };
 
 /**
@@ -147,6 +149,9 @@ struct kiwi_rdma_fan {
 	struct kiwi_rdma_dev *rdev;
 	struct kiwi_cm_id *cm;
 };
+
+void kiwi_rdma_apply_options(struct kiwi_rdma_priv *priv,
+			     struct kiwi_cm_id *cm);
 
 static inline struct kiwi_rdma_priv *kiwi_rdma_priv(struct rdma_cm_id *id)
 {

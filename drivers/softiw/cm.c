@@ -29,6 +29,18 @@ static unsigned int softiw_mpa_timeout_ms = 10000;
 module_param_named(mpa_timeout_ms, softiw_mpa_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mpa_timeout_ms, "time for TCP connect plus MPA reply (active) or for the MPA request (passive), ms (default 10000)");
 
+static bool softiw_mpa_p2p;
+module_param_named(mpa_p2p, softiw_mpa_p2p, bool, 0644);
+MODULE_PARM_DESC(mpa_p2p, "initiator: ask for the peer-to-peer model with an RTR message (needs mpa_rev 2; default off)");
+
+static unsigned int softiw_mpa_rtr = SOFTIW_RTR_ALL;
+module_param_named(mpa_rtr, softiw_mpa_rtr, uint, 0644);
+MODULE_PARM_DESC(mpa_rtr, "RTR types offered (initiator) and accepted (responder): 1 WRITE, 2 READ, 4 SEND, or a sum (default 7)");
+
+static unsigned int softiw_rtr_timeout_ms = 10000;
+module_param_named(rtr_timeout_ms, softiw_rtr_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(rtr_timeout_ms, "peer-to-peer: time for the RTR (responder) or the READ response (initiator) after the MPA reply, ms (default 10000)");
+
 static unsigned int softiw_dead_peer_ms = 60000;
 module_param_named(dead_peer_ms, softiw_dead_peer_ms, uint, 0644);
 MODULE_PARM_DESC(dead_peer_ms, "an established connection whose peer answers nothing (keepalives, data, window probes) for this long is closed, ms; 0: never (default 60000)");
@@ -93,22 +105,43 @@ static void softiw_cep_sk_write_space(struct sock *sk)
 	softiw_cep_sk_event(sk);
 }
 
-static void softiw_cep_settings(struct softiw_cep *cep, u16 ird, u16 ord)
+/* KIWI_IWARP_OPT_RTR takes the bits of SOFTIW_RTR_*. */
+static_assert(((SOFTIW_RTR_WRITE ^ KIWI_IWARP_RTR_WRITE) |
+	       (SOFTIW_RTR_READ ^ KIWI_IWARP_RTR_READ) |
+	       (SOFTIW_RTR_SEND ^ KIWI_IWARP_RTR_SEND)) == 0);
+
+/*
+ * This end's MPA settings: the options of @id (passive: the listener's id
+ * until the request is delivered, then the child's, which inherited them),
+ * else the module parameters.
+ */
+static void softiw_cep_settings(struct softiw_cep *cep,
+				const struct kiwi_cm_id *id, u16 ird, u16 ord)
 {
+	u32 rev = kiwi_cm_option(id, KIWI_IWARP_OPT_MPA_REV,
+			     READ_ONCE(softiw_mpa_rev));
+	u8 rtr = kiwi_cm_option(id, KIWI_IWARP_OPT_RTR,
+			    READ_ONCE(softiw_mpa_rtr)) & SOFTIW_RTR_ALL;
+	bool p2p = kiwi_cm_option(id, KIWI_IWARP_OPT_P2P,
+			      READ_ONCE(softiw_mpa_p2p));
+
+	rev = rev == SOFTIW_MPA_REV1 ? SOFTIW_MPA_REV1 : SOFTIW_MPA_REV2;
 	cep->local = (struct kiwi_softiw_mpa_local) {
-		.rev = softiw_mpa_rev == SOFTIW_MPA_REV1 ? SOFTIW_MPA_REV1 :
-							  SOFTIW_MPA_REV2,
-		.crc = softiw_mpa_crc,
+		.rev = rev,
+		.crc = kiwi_cm_option(id, KIWI_IWARP_OPT_MPA_CRC,
+				  READ_ONCE(softiw_mpa_crc)),
+		.p2p = p2p && rev == SOFTIW_MPA_REV2 && rtr,
+		.rtr = rtr,
 		.ird = ird,
 		.ord = ord,
 	};
 }
 
-static void softiw_cep_arm_timer(struct softiw_cep *cep)
+static void softiw_cep_arm_timer(struct softiw_cep *cep, unsigned int ms)
 {
 	refcount_inc(&cep->ref);
 	if (!queue_delayed_work(softiw_cm_wq, &cep->timer,
-				msecs_to_jiffies(softiw_mpa_timeout_ms)))
+				msecs_to_jiffies(ms)))
 		softiw_cep_put(cep);
 }
 
@@ -366,6 +399,104 @@ static int softiw_cep_send_mpa(struct softiw_cep *cep,
 	return len < 0 ? len : 0;
 }
 
+/* Bytes of a refused stream discarded before the FIN, at most. */
+#define SOFTIW_DRAIN_MAX	(64 * 1024)
+
+/*
+ * Discard what the peer sent that is still unread (the rest of a refused
+ * FPDU, say): releasing a socket with unread data resets the stream and
+ * drops the TERMINATE still queued. Bounded: beyond it the stream resets.
+ */
+static void softiw_cep_drain(struct softiw_cep *cep)
+{
+	u8 scratch[256];
+	int ret, left = SOFTIW_DRAIN_MAX;
+
+	do {
+		ret = softiw_sock_recv(cep->sock, scratch, sizeof(scratch));
+		left -= ret;
+	} while (ret > 0 && left > 0);
+}
+
+/* Connection setup is over: ESTABLISHED, or CONNECT_REPLY(0) with @rep. */
+static void softiw_cep_established(struct softiw_cep *cep,
+				   const struct kiwi_softiw_mpa_info *rep)
+{
+	enum kiwi_cm_event_type type = cep->rtr.active ?
+		KIWI_CM_EVENT_CONNECT_REPLY : KIWI_CM_EVENT_ESTABLISHED;
+
+	lockdep_assert_held(&cep->lock);
+	cep->state = SOFTIW_CEP_ESTABLISHED;
+	if (softiw_cep_upcall(cep, type, 0, rep) == -ENOMEM) {
+		softiw_cep_dropped(cep);
+		return;
+	}
+	/* FPDUs may have followed already, or the peer closed. */
+	softiw_cep_kick(cep);
+}
+
+/* Peer-to-peer: wait for the RTR, or the READ response, in time. */
+static void softiw_cep_await_rtr(struct softiw_cep *cep)
+{
+	u32 ms = kiwi_cm_option(cep->id, KIWI_IWARP_OPT_RTR_TIMEOUT_MS,
+				READ_ONCE(softiw_rtr_timeout_ms));
+
+	lockdep_assert_held(&cep->lock);
+	cep->state = SOFTIW_CEP_AWAIT_RTR;
+	softiw_cep_arm_timer(cep, ms);
+	softiw_cep_kick(cep);
+}
+
+/*
+ * Connection setup failed after the MPA frames: the TERMINATE of LLP
+ * error @ecode (none if 0) and a FIN, then CONNECT_REPLY(@status) on the
+ * initiator, CLOSE(@status) on the responder. Without a TERMINATE, or if
+ * it cannot be queued, the stream is reset.
+ */
+static void softiw_cep_setup_failed(struct softiw_cep *cep, int status,
+				    u8 ecode,
+				    const struct kiwi_softiw_mpa_info *rep)
+{
+	enum kiwi_cm_event_type type = cep->rtr.active ?
+		KIWI_CM_EVENT_CONNECT_REPLY : KIWI_CM_EVENT_CLOSE;
+	bool abort = true;
+
+	lockdep_assert_held(&cep->lock);
+	if (ecode && cep->qp)
+		softiw_cep_qp_move(cep, KIWI_QPS_TERMINATE);
+	if (ecode && !softiw_rtr_terminate(cep, ecode)) {
+		kernel_sock_shutdown(cep->sock, SHUT_WR);
+		softiw_cep_drain(cep);
+		abort = false;
+	}
+	if (cep->qp)
+		softiw_qp_flush(cep->qp);
+	softiw_cep_upcall(cep, type, status, rep);
+	softiw_cep_close(cep, abort);
+}
+
+/*
+ * The initiator refuses a Reply. Insufficient IRD and no matching RTR
+ * are told to the responder with a TERMINATE (RFC 6581), in
+ * the framing the Reply agreed; other refusals reset the stream.
+ */
+static void softiw_cep_reply_refused(struct softiw_cep *cep, int err,
+				     const struct kiwi_softiw_mpa_info *rep)
+{
+	u8 ecode;
+
+	if (err == -ENOSPC) {
+		ecode = SOFTIW_TERM_MPA_IRD;
+	} else if (err == -ENOPROTOOPT) {
+		ecode = SOFTIW_TERM_MPA_RTR;
+	} else {
+		softiw_cep_connect_failed(cep, err, rep);
+		return;
+	}
+	cep->crc = cep->req.crc || rep->crc;
+	softiw_cep_setup_failed(cep, err, ecode, rep);
+}
+
 static void softiw_cep_step_connecting(struct softiw_cep *cep)
 {
 	struct sock *sk = cep->sock->sk;
@@ -400,23 +531,24 @@ static void softiw_cep_step_reply(struct softiw_cep *cep)
 	}
 	ret = kiwi_softiw_mpa_connected(&cep->local, &cep->req, &rep, &res);
 	if (ret) {
-		softiw_cep_connect_failed(cep, ret, &rep);
+		softiw_cep_reply_refused(cep, ret, &rep);
 		return;
 	}
 	softiw_cep_stop_timer(cep);
+	softiw_rtr_start(cep, &res);
 	ret = softiw_cep_start_data(cep, &res);
+	if (!ret)
+		ret = softiw_rtr_send(cep);
 	if (ret) {
 		softiw_cep_connect_failed(cep, ret, NULL);
 		return;
 	}
-	cep->state = SOFTIW_CEP_ESTABLISHED;
-	if (softiw_cep_upcall(cep, KIWI_CM_EVENT_CONNECT_REPLY, 0,
-			      &rep) == -ENOMEM) {
-		softiw_cep_dropped(cep);
+	if (softiw_rtr_awaited(cep)) {
+		cep->rtr.rep = rep;
+		softiw_cep_await_rtr(cep);
 		return;
 	}
-	/* FPDUs may have followed the Reply already. */
-	softiw_cep_kick(cep);
+	softiw_cep_established(cep, &rep);
 }
 
 /* Refuse a request this end cannot serve, without bothering the ULP. */
@@ -501,25 +633,6 @@ static void softiw_cep_step_await_accept(struct softiw_cep *cep)
 	softiw_cep_close(cep, true);
 }
 
-/* Bytes of a refused stream discarded before the FIN, at most. */
-#define SOFTIW_DRAIN_MAX	(64 * 1024)
-
-/*
- * Discard what the peer sent that is still unread (the rest of a refused
- * FPDU, say): releasing a socket with unread data resets the stream and
- * drops the TERMINATE still queued. Bounded: beyond it the stream resets.
- */
-static void softiw_cep_drain(struct softiw_cep *cep)
-{
-	u8 scratch[256];
-	int ret, left = SOFTIW_DRAIN_MAX;
-
-	do {
-		ret = softiw_sock_recv(cep->sock, scratch, sizeof(scratch));
-		left -= ret;
-	} while (ret > 0 && left > 0);
-}
-
 /*
  * A protocol error, or a CQ overflow: send a TERMINATE, QP to TERMINATE
  * then ERROR, CLOSE(@status). The FIN follows the TERMINATE; if the
@@ -579,6 +692,8 @@ static int softiw_cep_data(struct softiw_cep *cep)
 	ret = READ_ONCE(cep->sock->sk->sk_err);
 	if (ret)
 		return ret == ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
+	if (softiw_rtr_tx_held(cep))
+		return eof;
 	ret = softiw_tx_step(cep);
 	if (ret < 0)
 		return ret;
@@ -625,6 +740,32 @@ static void softiw_cep_step_established(struct softiw_cep *cep)
 		softiw_cep_finish(cep, 0, false);
 }
 
+/* Peer-to-peer: the RTR (responder) or the READ response (initiator). */
+static void softiw_cep_step_rtr(struct softiw_cep *cep)
+{
+	const struct kiwi_softiw_mpa_info *rep =
+		cep->rtr.active ? &cep->rtr.rep : NULL;
+	int ret;
+
+	if (READ_ONCE(cep->close_req)) {
+		softiw_cep_setup_failed(cep, -ECONNABORTED, 0, rep);
+		return;
+	}
+	ret = softiw_rtr_recv(cep);
+	if (!ret)
+		return;
+	if (ret == -EPROTO) {
+		softiw_cep_setup_failed(cep, ret, cep->rx.cause.ecode, rep);
+		return;
+	}
+	if (ret < 0) {
+		softiw_cep_setup_failed(cep, -ECONNRESET, 0, rep);
+		return;
+	}
+	softiw_cep_stop_timer(cep);
+	softiw_cep_established(cep, rep);
+}
+
 /* Active side, before the connection exists. */
 static void softiw_cep_step_active(struct softiw_cep *cep)
 {
@@ -652,6 +793,9 @@ static void softiw_cep_step(struct softiw_cep *cep)
 		break;
 	case SOFTIW_CEP_AWAIT_ACCEPT:
 		softiw_cep_step_await_accept(cep);
+		break;
+	case SOFTIW_CEP_AWAIT_RTR:
+		softiw_cep_step_rtr(cep);
 		break;
 	case SOFTIW_CEP_ESTABLISHED:
 		softiw_cep_step_established(cep);
@@ -684,6 +828,10 @@ static void softiw_cep_timeout(struct work_struct *work)
 		break;
 	case SOFTIW_CEP_AWAIT_REQUEST:
 		softiw_cep_close(cep, true);
+		break;
+	case SOFTIW_CEP_AWAIT_RTR:
+		softiw_cep_setup_failed(cep, -ETIMEDOUT, SOFTIW_TERM_MPA_RTR,
+					cep->rtr.active ? &cep->rtr.rep : NULL);
 		break;
 	default:
 		break;
@@ -729,7 +877,8 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 	cep = softiw_cep_alloc(lst->sdev, sock, SOFTIW_CEP_AWAIT_REQUEST);
 	if (!cep)
 		return NULL;
-	softiw_cep_settings(cep, SOFTIW_MAX_IRD_ORD, SOFTIW_MAX_IRD_ORD);
+	softiw_cep_settings(cep, lst->id, SOFTIW_MAX_IRD_ORD,
+			    SOFTIW_MAX_IRD_ORD);
 	kiwi_softiw_mpa_rx_init(&cep->mpa_rx, SOFTIW_MPA_REQUEST);
 	refcount_inc(&lst->ref);
 	cep->listener = lst;
@@ -739,7 +888,9 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 	softiw_sock_attach(sock, cep, softiw_cep_sk_event, &cep->cbs);
 	/* An accepted socket was cloned with the listener's callbacks. */
 	cep->cbs = lst->cbs;
-	softiw_cep_arm_timer(cep);
+	softiw_cep_arm_timer(cep,
+			     kiwi_cm_option(lst->id, KIWI_IWARP_OPT_MPA_TIMEOUT_MS,
+					    READ_ONCE(softiw_mpa_timeout_ms)));
 	softiw_cep_kick(cep);
 	return cep;
 }
@@ -788,18 +939,22 @@ static int softiw_cep_start_connect(struct softiw_cep *cep,
 		return ret;
 	}
 	id->provider_data = cep;
-	softiw_cep_arm_timer(cep);
+	softiw_cep_arm_timer(cep,
+			     kiwi_cm_option(id, KIWI_IWARP_OPT_MPA_TIMEOUT_MS,
+					    READ_ONCE(softiw_mpa_timeout_ms)));
 	softiw_cep_kick(cep);
 	return 0;
 }
 
 static int softiw_cep_prepare_connect(struct softiw_cep *cep,
+				      const struct kiwi_cm_id *id,
 				      const struct kiwi_conn_param *param)
 {
 	int ret;
 
 	memcpy(cep->pdata, param->private_data, param->private_data_len);
-	softiw_cep_settings(cep, param->ird, param->ord);
+	softiw_cep_settings(cep, id, param->ird, param->ord);
+	cep->rtr.active = true;
 	ret = kiwi_softiw_mpa_request(&cep->local, cep->pdata,
 				      param->private_data_len, &cep->req);
 	if (ret)
@@ -835,7 +990,7 @@ int softiw_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	if (!cep)
 		goto release_sock;
 	mutex_lock(&cep->lock);
-	ret = softiw_cep_prepare_connect(cep, param);
+	ret = softiw_cep_prepare_connect(cep, id, param);
 	if (ret)
 		goto put_cep;
 	ret = softiw_cep_start_connect(cep, id);
@@ -868,13 +1023,13 @@ static int softiw_cep_send_accept(struct softiw_cep *cep,
 	struct kiwi_softiw_mpa_info rep;
 	int ret;
 
-	softiw_cep_settings(cep, param->ird, param->ord);
-	cep->local.rtr = 0;
+	softiw_cep_settings(cep, cep->id, param->ird, param->ord);
 	ret = kiwi_softiw_mpa_accept(&cep->local, &cep->req,
 				     param->private_data,
 				     param->private_data_len, &rep, &res);
 	if (ret)
 		return ret;
+	softiw_rtr_start(cep, &res);
 	ret = softiw_cep_start_data(cep, &res);
 	if (ret)
 		return ret;
@@ -915,14 +1070,10 @@ int softiw_accept(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 		ret = 0;
 		goto unlock;
 	}
-	cep->state = SOFTIW_CEP_ESTABLISHED;
-	if (softiw_cep_upcall(cep, KIWI_CM_EVENT_ESTABLISHED, 0,
-			      NULL) == -ENOMEM) {
-		softiw_cep_dropped(cep);
-		goto unlock;
-	}
-	/* The peer may have closed already; look once more. */
-	softiw_cep_kick(cep);
+	if (softiw_rtr_awaited(cep))
+		softiw_cep_await_rtr(cep);
+	else
+		softiw_cep_established(cep, NULL);
 unlock:
 	mutex_unlock(&cep->lock);
 	softiw_cep_put(cep);

@@ -24,6 +24,8 @@
  *	MPA request
  * @SOFTIW_CEP_AWAIT_ACCEPT: passive: request delivered, waiting for the
  *	ULP's accept or reject
+ * @SOFTIW_CEP_AWAIT_RTR: peer-to-peer: the responder waits for the RTR
+ *	message, the initiator of a READ RTR for its READ response
  * @SOFTIW_CEP_ESTABLISHED: MPA done, the QP is in RTS
  * @SOFTIW_CEP_CLOSED: the socket is gone; waiting for the last reference
  */
@@ -32,6 +34,7 @@ enum softiw_cep_state {
 	SOFTIW_CEP_AWAIT_REPLY,
 	SOFTIW_CEP_AWAIT_REQUEST,
 	SOFTIW_CEP_AWAIT_ACCEPT,
+	SOFTIW_CEP_AWAIT_RTR,
 	SOFTIW_CEP_ESTABLISHED,
 	SOFTIW_CEP_CLOSED,
 };
@@ -110,6 +113,7 @@ enum softiw_rx_stage {
  * @term_len: bytes at @term
  * @cause: what our TERMINATE reports, once a protocol error was found
  * @hdr_ok: @hdr holds a whole header (the TERMINATE may copy it)
+ * @fpdus: FPDUs received whole, CRC checked
  */
 struct softiw_rx {
 	enum softiw_rx_stage stage;
@@ -127,6 +131,31 @@ struct softiw_rx {
 	u8 term_len;
 	struct kiwi_softiw_term_cause cause;
 	bool hdr_ok;
+	u32 fpdus;
+};
+
+/*
+ * The longest FPDU of connection setup: an RDMA Read Request (length
+ * field, 18 bytes of DDP header, 28 of body, CRC field).
+ */
+#define SOFTIW_RTR_FRAME_MAX	52
+
+/**
+ * struct softiw_rtr - the end of connection setup, after the MPA frames
+ * @type: the RTR type (one SOFTIW_RTR_* bit) in peer-to-peer mode, else 0
+ * @active: this end is the initiator
+ * @hold_tx: MPA revision 1 responder: no FPDU goes out before one came in
+ * @got: bytes of the awaited frame at @buf
+ * @buf: the awaited frame: the RTR (responder) or READ response (initiator)
+ * @rep: initiator: the Reply received, reported with CONNECT_REPLY
+ */
+struct softiw_rtr {
+	u8 type;
+	bool active;
+	bool hold_tx;
+	u8 got;
+	u8 buf[SOFTIW_RTR_FRAME_MAX];
+	struct kiwi_softiw_mpa_info rep;
 };
 
 /* What softiw_rx_step() and softiw_tx_step() report besides errors. */
@@ -159,6 +188,7 @@ struct softiw_rx {
  * @crc: FPDUs carry a CRC32c (negotiated by MPA)
  * @tx: established: the transmit side
  * @rx: established: the receive side
+ * @rtr: the RTR exchange of peer-to-peer mode, the first-FPDU rule
  * @local: this end's MPA settings, taken from the module parameters
  * @req: the MPA request sent (active) or received (passive)
  * @pdata: active: the private data of @req
@@ -185,6 +215,7 @@ struct softiw_cep {
 	bool crc;
 	struct softiw_tx tx;
 	struct softiw_rx rx;
+	struct softiw_rtr rtr;
 	struct kiwi_softiw_mpa_local local;
 	struct kiwi_softiw_mpa_info req;
 	u8 pdata[KIWI_CM_MAX_PRIVATE_DATA];
@@ -248,6 +279,15 @@ int softiw_tx_terminate(struct softiw_cep *cep);
 /* rx.c */
 void softiw_rx_start(struct softiw_cep *cep);
 int softiw_rx_step(struct softiw_cep *cep);
+
+/* rtr.c */
+void softiw_rtr_start(struct softiw_cep *cep,
+		      const struct kiwi_softiw_mpa_result *res);
+bool softiw_rtr_awaited(const struct softiw_cep *cep);
+int softiw_rtr_send(struct softiw_cep *cep);
+int softiw_rtr_recv(struct softiw_cep *cep);
+int softiw_rtr_terminate(struct softiw_cep *cep, u8 ecode);
+bool softiw_rtr_tx_held(const struct softiw_cep *cep);
 
 /* socket.c */
 int softiw_sock_create(struct softiw_device *sdev, int family,

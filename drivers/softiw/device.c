@@ -147,6 +147,20 @@ free_sdev:
  */
 int kiwi_softiw_attach(const char *ifname)
 {
+	return kiwi_softiw_attach_in(current->nsproxy->net_ns, ifname);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_attach);
+
+/**
+ * kiwi_softiw_attach_in() - kiwi_softiw_attach() in a given namespace
+ * @net: the network namespace to look @ifname up in
+ * @ifname: the interface name
+ *
+ * Context: process context, may sleep; takes rtnl.
+ * Return: as kiwi_softiw_attach().
+ */
+int kiwi_softiw_attach_in(struct net *net, const char *ifname)
+{
 	struct net_device *netdev;
 	int ret = -ENODEV;
 
@@ -154,7 +168,7 @@ int kiwi_softiw_attach(const char *ifname)
 	mutex_lock(&softiw_attach_lock);
 	if (!softiw_running)
 		goto unlock;
-	netdev = dev_get_by_name(current->nsproxy->net_ns, ifname);
+	netdev = dev_get_by_name(net, ifname);
 	if (!netdev)
 		goto unlock;
 	ret = softiw_attach_netdev(netdev);
@@ -162,7 +176,7 @@ unlock:
 	mutex_unlock(&softiw_attach_lock);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_attach);
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_attach_in);
 
 static struct softiw_device *softiw_unlink_by_name(const struct net *net,
 						   const char *ifname)
@@ -198,19 +212,33 @@ static struct softiw_device *softiw_unlink_by_name(const struct net *net,
  */
 int kiwi_softiw_detach(const char *ifname)
 {
+	return kiwi_softiw_detach_in(current->nsproxy->net_ns, ifname);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_detach);
+
+/**
+ * kiwi_softiw_detach_in() - kiwi_softiw_detach() in a given namespace
+ * @net: the network namespace of the interface
+ * @ifname: the interface's current name there
+ *
+ * Context: process context, may sleep; takes rtnl.
+ * Return: as kiwi_softiw_detach().
+ */
+int kiwi_softiw_detach_in(struct net *net, const char *ifname)
+{
 	struct softiw_device *sdev;
 
 	might_sleep();
 	mutex_lock(&softiw_attach_lock);
 	rtnl_lock();
-	sdev = softiw_unlink_by_name(current->nsproxy->net_ns, ifname);
+	sdev = softiw_unlink_by_name(net, ifname);
 	rtnl_unlock();
 	if (sdev)
 		softiw_device_destroy(sdev);
 	mutex_unlock(&softiw_attach_lock);
 	return sdev ? 0 : -ENODEV;
 }
-EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_detach);
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_detach_in);
 
 /**
  * kiwi_softiw_flush_detach() - wait for detaches the notifier started

@@ -281,6 +281,7 @@ static int softiw_rx_done(struct softiw_cep *cep)
 	rx->stage = SOFTIW_RX_HDR;
 	rx->got = 0;
 	rx->hdr_ok = false;
+	rx->fpdus++;
 	if (rx->h.opcode == SOFTIW_RDMAP_TERMINATE)
 		return softiw_rx_terminated(cep);
 	if (!rx->h.last)

@@ -191,6 +191,8 @@ int softiw_devices_init(const char *netdevs);
 void softiw_devices_exit(void);
 int kiwi_softiw_attach(const char *ifname);
 int kiwi_softiw_detach(const char *ifname);
+int kiwi_softiw_attach_in(struct net *net, const char *ifname);
+int kiwi_softiw_detach_in(struct net *net, const char *ifname);
 void kiwi_softiw_flush_detach(void);
 
 /* device.c */

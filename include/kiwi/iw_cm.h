@@ -121,6 +121,53 @@ typedef int (*kiwi_cm_handler)(struct kiwi_cm_id *id,
 			       const struct kiwi_cm_event *event);
 
 /**
+ * enum kiwi_iwarp_opt - per-id iWARP settings, see kiwi_cm_set_option()
+ * @KIWI_IWARP_OPT_MPA_REV: highest MPA revision offered and accepted, 1 or 2
+ * @KIWI_IWARP_OPT_MPA_CRC: 1: ask for CRC32c on FPDUs; 0: do not ask (a
+ *	peer's request is still honoured)
+ * @KIWI_IWARP_OPT_P2P: 1: as initiator, ask for the peer-to-peer model
+ *	(RFC 6581); 0: do not
+ * @KIWI_IWARP_OPT_RTR: the KIWI_IWARP_RTR_* types offered as initiator
+ *	and accepted as responder; not 0
+ * @KIWI_IWARP_OPT_MPA_TIMEOUT_MS: time for the TCP connect and the MPA
+ *	Reply, or for the MPA Request, in ms, 1 to KIWI_IWARP_TIMEOUT_MAX
+ * @KIWI_IWARP_OPT_RTR_TIMEOUT_MS: time for the RTR, or the READ response
+ *	to it, in ms, 1 to KIWI_IWARP_TIMEOUT_MAX
+ * @KIWI_IWARP_NR_OPTS: number of options
+ *
+ * Every option value is a u32. A provider takes what it does not set from
+ * its own defaults (softiw: its module parameters).
+ */
+enum kiwi_iwarp_opt {
+	KIWI_IWARP_OPT_MPA_REV,
+	KIWI_IWARP_OPT_MPA_CRC,
+	KIWI_IWARP_OPT_P2P,
+	KIWI_IWARP_OPT_RTR,
+	KIWI_IWARP_OPT_MPA_TIMEOUT_MS,
+	KIWI_IWARP_OPT_RTR_TIMEOUT_MS,
+	KIWI_IWARP_NR_OPTS
+};
+
+/* RTR message types of KIWI_IWARP_OPT_RTR. */
+#define KIWI_IWARP_RTR_WRITE	0x1	/* zero-length RDMA Write */
+#define KIWI_IWARP_RTR_READ	0x2	/* zero-length RDMA Read */
+#define KIWI_IWARP_RTR_SEND	0x4	/* zero-length Send */
+#define KIWI_IWARP_RTR_ALL	0x7
+
+/* Longest timeout an option takes: an hour. */
+#define KIWI_IWARP_TIMEOUT_MAX	3600000U
+
+/**
+ * struct kiwi_iwarp_opts - the iWARP options set on an id
+ * @set: bit per enum kiwi_iwarp_opt set
+ * @val: the values, by enum kiwi_iwarp_opt
+ */
+struct kiwi_iwarp_opts {
+	u32 set;
+	u32 val[KIWI_IWARP_NR_OPTS];
+};
+
+/**
  * struct kiwi_cm_id - a connection endpoint of the connection manager
  * @device: the device the id is bound to
  * @handler: the owner's event handler
@@ -132,6 +179,8 @@ typedef int (*kiwi_cm_handler)(struct kiwi_cm_id *id,
  *	for a child)
  * @ird: CONNECT_REQUEST/CONNECT_REPLY: the IRD the peer offered
  * @ord: CONNECT_REQUEST/CONNECT_REPLY: the ORD the peer offered
+ * @opts: iWARP options (kiwi_cm_set_option()); a child id has its
+ *	listener's
  *
  * Allocated and freed by the core; see kiwi_cm_create_id(). A provider may
  * read everything and write @provider_data; nothing else is writable.
@@ -145,7 +194,25 @@ struct kiwi_cm_id {
 	struct sockaddr_storage remote_addr;
 	u16 ird;
 	u16 ord;
+	struct kiwi_iwarp_opts opts;
 };
+
+/**
+ * kiwi_cm_option() - the value of an iWARP option, for the provider
+ * @id: the id
+ * @opt: enum kiwi_iwarp_opt
+ * @def: the provider's default
+ *
+ * Options no longer change once the id listens or connects.
+ *
+ * Context: any context.
+ * Return: the value set with kiwi_cm_set_option(), else @def.
+ */
+static inline u32 kiwi_cm_option(const struct kiwi_cm_id *id, int opt,
+				 u32 def)
+{
+	return id->opts.set & (1U << opt) ? id->opts.val[opt] : def;
+}
 
 /**
  * struct kiwi_conn_param - what connect() and accept() ask of the provider
@@ -181,6 +248,10 @@ struct kiwi_cm_id *kiwi_cm_create_id(struct kiwi_device *dev,
 				     kiwi_cm_handler handler, void *context);
 void kiwi_cm_destroy_id(struct kiwi_cm_id *id);
 int kiwi_cm_listen(struct kiwi_cm_id *id, int backlog);
+int kiwi_cm_check_option(int optname, const void *optval, size_t optlen,
+			 u32 *val);
+int kiwi_cm_set_option(struct kiwi_cm_id *id, int optname,
+		       const void *optval, size_t optlen);
 int kiwi_cm_connect(struct kiwi_cm_id *id,
 		    const struct kiwi_conn_param *param);
 int kiwi_cm_accept(struct kiwi_cm_id *id,

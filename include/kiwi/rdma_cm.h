@@ -26,6 +26,7 @@
 #define rdma_destroy_qp			kiwi_rdma_destroy_qp
 #define rdma_init_qp_attr		kiwi_rdma_init_qp_attr
 #define rdma_set_service_type		kiwi_rdma_set_service_type
+#define rdma_set_option			kiwi_rdma_set_option
 #define rdma_event_msg			kiwi_rdma_event_msg
 #define rdma_reject_msg			kiwi_rdma_reject_msg
 #define rdma_consumer_reject_data	kiwi_rdma_consumer_reject_data
@@ -228,6 +229,15 @@ void kiwi_rdma_destroy_qp(struct rdma_cm_id *id);
 int kiwi_rdma_init_qp_attr(struct rdma_cm_id *id,
 			   struct kiwi_qp_attr *qp_attr, int *qp_attr_mask);
 void kiwi_rdma_set_service_type(struct rdma_cm_id *id, int tos);
+
+/*
+ * Option level of rdma_set_option() for the iWARP settings of an id
+ * (enum kiwi_iwarp_opt); kiwi has no other level. Not a Linux level.
+ */
+#define KIWI_RDMA_OPTION_IWARP		0x6b69	/* "ki" */
+
+int kiwi_rdma_set_option(struct rdma_cm_id *id, int level, int optname,
+			 void *optval, size_t optlen);
 const char *kiwi_rdma_event_msg(enum rdma_cm_event_type event);
 const char *kiwi_rdma_reject_msg(struct rdma_cm_id *id, int reason);
 const void *kiwi_rdma_consumer_reject_data(struct rdma_cm_id *id,

@@ -3,7 +3,8 @@
  * kiwi_rdmacm_listen: wildcard listen fans out to every kiwi device of the
  * namespace, present and future; a device going closes its share; listen
  * racing device add and removal on 2 CPUs; create_listen free to take
- * rtnl and the core's registry lock.
+ * rtnl and the core's registry lock; rdma_set_option() reaching the
+ * listener's iw_cm id.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -297,12 +298,57 @@ static void rdmacm_wild_race(struct kunit *test)
 	destroy_work_on_stack(&r.work);
 }
 
+static int rt_set(struct rdma_cm_id *id, int level, int opt, u32 v)
+{
+	return rdma_set_option(id, level, opt, &v, sizeof(v));
+}
+
+/*
+ * rdma_set_option(): kiwi's iWARP level only, values checked, only before
+ * listen; the iw_cm id the listener makes carries the options.
+ */
+static void rdmacm_set_option(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *id = kiwi_rt_id(rt);
+	const int lvl = KIWI_RDMA_OPTION_IWARP;
+	struct sockaddr_storage src;
+	struct kiwi_cm_id *cm;
+	u32 v = 2;
+
+	KUNIT_EXPECT_EQ(test, rt_set(id, 0, KIWI_IWARP_OPT_RTR, 2),
+			-ENOPROTOOPT);
+	KUNIT_EXPECT_EQ(test, rt_set(id, lvl, KIWI_IWARP_NR_OPTS, 2),
+			-ENOPROTOOPT);
+	KUNIT_EXPECT_EQ(test, rdma_set_option(id, lvl, KIWI_IWARP_OPT_RTR, &v,
+					      2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rt_set(id, lvl, KIWI_IWARP_OPT_RTR, 9), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rt_set(id, lvl, KIWI_IWARP_OPT_RTR, 2), 0);
+	KUNIT_EXPECT_EQ(test, rt_set(id, lvl, KIWI_IWARP_OPT_MPA_TIMEOUT_MS,
+				     500), 0);
+	kiwi_rt_addr(&src, AF_INET, "127.0.0.1", 7480);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&src), 0);
+	KUNIT_EXPECT_EQ(test, rt_set(id, lvl, KIWI_IWARP_OPT_P2P, 1), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(id, 0), 0);
+	KUNIT_EXPECT_EQ(test, rt_set(id, lvl, KIWI_IWARP_OPT_MPA_REV, 1),
+			-EISCONN);
+	cm = kiwi_rdma_priv(id)->cm;
+	KUNIT_ASSERT_NOT_NULL(test, cm);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_option(cm, KIWI_IWARP_OPT_RTR, 0), 2U);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_option(cm, KIWI_IWARP_OPT_MPA_TIMEOUT_MS,
+					     0), 500U);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_option(cm, KIWI_IWARP_OPT_P2P, 0), 1U);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_option(cm, KIWI_IWARP_OPT_MPA_REV, 7),
+			7U);
+}
+
 static struct kunit_case rdmacm_listen_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_wild_present, family_gen_params),
 	KUNIT_CASE(rdmacm_wild_future),
 	KUNIT_CASE(rdmacm_wild_fails),
 	KUNIT_CASE(rdmacm_wild_lock_free),
 	KUNIT_CASE_PARAM(rdmacm_wild_race, race_gen_params),
+	KUNIT_CASE(rdmacm_set_option),
 	{}
 };
 

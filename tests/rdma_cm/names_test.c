@@ -30,6 +30,7 @@ static const struct name_case name_cases[] = {
 	NAME_CASE(rdma_destroy_qp),
 	NAME_CASE(rdma_init_qp_attr),
 	NAME_CASE(rdma_set_service_type),
+	NAME_CASE(rdma_set_option),
 	NAME_CASE(rdma_event_msg),
 	NAME_CASE(rdma_reject_msg),
 	NAME_CASE(rdma_consumer_reject_data),

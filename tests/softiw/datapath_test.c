@@ -783,7 +783,9 @@ static void dp_graceful_drains(struct kunit *test)
  */
 static void dp_dead_peer(struct kunit *test)
 {
-	static const u8 req[20] = "MPA ID Req Frame\x00\x01\x00\x00";
+	/* Revision 2: a revision 1 responder would wait for our first FPDU. */
+	static const u8 req[24] =
+		"MPA ID Req Frame\x10\x02\x00\x04\x00\x01\x00\x01";
 	struct kiwi_conn_param cp = { .ird = 1, .ord = 1 };
 	const struct cmt_rec *r;
 	struct dpt_side *b;
@@ -791,20 +793,20 @@ static void dp_dead_peer(struct kunit *test)
 	struct kiwi_wc wc;
 	struct dpt *d;
 	int i, n = 0, bad = 0;
-	u8 rep[20];
+	u8 rep[24];
 
 	cmt_param(test, "dead_peer_ms", "2000");
 	d = dpt_setup(test, 23212, 64, 16, 4);
 	b = &d->s[1];
 	cmt_listen(d->t);
 	raw = cmt_raw_connect(test, d->t->port);
-	KUNIT_ASSERT_EQ(test, cmt_raw_send(raw, req, sizeof(req)), 20);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(raw, req, sizeof(req)), 24);
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	d->id[1] = r->id;
 	cp.qpn = b->qp->qpn;
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(d->id[1], &cp), 0);
-	KUNIT_ASSERT_EQ(test, cmt_raw_recv(raw, rep, sizeof(rep), 3000), 20);
+	KUNIT_ASSERT_EQ(test, cmt_raw_recv(raw, rep, sizeof(rep), 3000), 24);
 	for (i = 0; i < 16; i++)
 		KUNIT_ASSERT_EQ(test, dpt_send(b, i, 0, SOFTIW_MAX_MSG, 0), 0);
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
