@@ -243,7 +243,7 @@ void kiwi_rdma_set_device(struct kiwi_rdma_priv *priv,
 	if (again)
 		kiwi_device_put(again);
 	if (again != dev)
-		queue_work(kiwi_rdma_wq, &priv->remove_work);
+		kiwi_rdma_kick(priv, KIWI_RDMA_TODO_REMOVE);
 }
 
 /**
@@ -293,13 +293,51 @@ struct kiwi_rdma_priv *kiwi_rdma_alloc(struct net *net,
 	priv->net = get_net(net);
 	spin_lock_init(&priv->lock);
 	priv->state = KIWI_RDMA_IDLE;
-	INIT_DELAYED_WORK(&priv->resolve_work, kiwi_rdma_resolve_work);
-	INIT_WORK(&priv->remove_work, kiwi_rdma_remove_work);
-	INIT_WORK(&priv->change_work, kiwi_rdma_change_work);
+	INIT_DELAYED_WORK(&priv->work, kiwi_rdma_work);
 	mutex_lock(&kiwi_rdma_lock);
 	list_add_tail(&priv->node, &kiwi_rdma_ids);
 	mutex_unlock(&kiwi_rdma_lock);
 	return priv;
+}
+
+/**
+ * kiwi_rdma_kick() - have the id's work tell the ULP something now
+ * @priv: the id
+ * @todo: what
+ *
+ * A resolution waiting for its neighbour looks again early on the way.
+ *
+ * Context: any context.
+ */
+void kiwi_rdma_kick(struct kiwi_rdma_priv *priv, enum kiwi_rdma_todo todo)
+{
+	set_bit(todo, &priv->todo);
+	mod_delayed_work(kiwi_rdma_id_wq, &priv->work, 0);
+}
+
+/**
+ * kiwi_rdma_work() - the id's own events: removal, ADDR_CHANGE, resolution
+ * @work: the id's work
+ *
+ * Context: a kiwi_rdma_id_wq worker.
+ */
+void kiwi_rdma_work(struct work_struct *work)
+{
+	struct kiwi_rdma_priv *priv = container_of(to_delayed_work(work),
+						   struct kiwi_rdma_priv, work);
+
+	if (test_and_clear_bit(KIWI_RDMA_TODO_REMOVE, &priv->todo) &&
+	    kiwi_rdma_remove_step(priv))
+		goto teardown;
+	if (test_and_clear_bit(KIWI_RDMA_TODO_CHANGE, &priv->todo) &&
+	    kiwi_rdma_change_step(priv))
+		goto teardown;
+	if (kiwi_rdma_resolve(priv))
+		goto teardown;
+	return;
+
+teardown:
+	kiwi_rdma_teardown(priv, work);
 }
 
 /**
@@ -378,12 +416,10 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 	mutex_lock(&kiwi_rdma_lock);
 	list_del(&priv->node);
 	mutex_unlock(&kiwi_rdma_lock);
-	if (self != &priv->resolve_work.work)
-		cancel_delayed_work_sync(&priv->resolve_work);
-	if (self != &priv->remove_work)
-		cancel_work_sync(&priv->remove_work);
-	if (self != &priv->change_work)
-		cancel_work_sync(&priv->change_work);
+	if (self != &priv->work.work)
+		cancel_delayed_work_sync(&priv->work);
+	else
+		cancel_delayed_work(&priv->work);	/* kicked while it ran */
 	if (priv->cm)
 		kiwi_cm_destroy_id(priv->cm);
 	kiwi_rdma_fan_stop(priv);
