@@ -161,7 +161,7 @@ struct softiw_rx {
  * @rx: established: the receive side
  * @local: this end's MPA settings, taken from the module parameters
  * @req: the MPA request sent (active) or received (passive)
- * @pdata: active: the private data of @req
+ * @pdata: active: the private data of @req, allocated (NULL if none)
  * @mpa_rx: receiver of the peer's MPA frame; a received request stays in
  *	it
  */
@@ -187,7 +187,7 @@ struct softiw_cep {
 	struct softiw_rx rx;
 	struct kiwi_softiw_mpa_local local;
 	struct kiwi_softiw_mpa_info req;
-	u8 pdata[KIWI_CM_MAX_PRIVATE_DATA];
+	u8 *pdata;
 	struct kiwi_softiw_mpa_rx mpa_rx;
 };
 
