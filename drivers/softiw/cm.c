@@ -848,6 +848,13 @@ int softiw_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	ret = softiw_cep_start_connect(cep, id);
 	if (ret)
 		goto unbind_qp;
+	/*
+	 * Over lo or a veth the handshake is done within kernel_connect():
+	 * send the Request now rather than one work run later. The queued
+	 * work pins @cep (the step may close it), and finds nothing to do.
+	 */
+	if (READ_ONCE(cep->sock->sk->sk_state) == TCP_ESTABLISHED)
+		softiw_cep_step(cep);
 	mutex_unlock(&cep->lock);
 	return 0;
 
