@@ -8,6 +8,7 @@
 #ifndef _KIWI_BENCH_H
 #define _KIWI_BENCH_H
 
+#include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/socket.h>
 #include <linux/types.h>
@@ -16,15 +17,57 @@ struct module;
 struct net;
 
 /**
+ * enum kiwi_bench_mark - where a client connection is, for the breakdown
+ * @KIWI_BENCH_T_OPEN: open() was called
+ * @KIWI_BENCH_T_ADDR: the address was resolved
+ * @KIWI_BENCH_T_ROUTE: the route was resolved
+ * @KIWI_BENCH_T_CONNECT: the connect call (the QP exists)
+ * @KIWI_BENCH_T_ESTABLISHED: the connection was established
+ * @KIWI_BENCH_T_CLOSE: close() was called
+ * @KIWI_BENCH_T_DISC_RET: the disconnect call returned
+ * @KIWI_BENCH_T_DISCONNECTED: the connection was reported down
+ * @KIWI_BENCH_T_QP_GONE: the QP and CQ were destroyed
+ * @KIWI_BENCH_T_GONE: everything was destroyed
+ * @KIWI_BENCH_T_NR: number of marks
+ *
+ * A stack sets the marks it has; a stage whose two ends are not both set
+ * is left out of the breakdown.
+ */
+enum kiwi_bench_mark {
+	KIWI_BENCH_T_OPEN,
+	KIWI_BENCH_T_ADDR,
+	KIWI_BENCH_T_ROUTE,
+	KIWI_BENCH_T_CONNECT,
+	KIWI_BENCH_T_ESTABLISHED,
+	KIWI_BENCH_T_CLOSE,
+	KIWI_BENCH_T_DISC_RET,
+	KIWI_BENCH_T_DISCONNECTED,
+	KIWI_BENCH_T_QP_GONE,
+	KIWI_BENCH_T_GONE,
+	KIWI_BENCH_T_NR
+};
+
+/**
  * struct kiwi_bench_conn - one connection, as the driver sees it
  * @priv: the stack's state of the connection
- * @t_connect: ns timestamp (ktime_get_ns()) at the connect call
- * @t_established: ns timestamp when the connection was established
+ * @t: ns timestamps (ktime_get_ns()) at each mark, 0 if not reached
  */
 struct kiwi_bench_conn {
 	void *priv;
-	u64 t_connect;
-	u64 t_established;
+	u64 t[KIWI_BENCH_T_NR];
+};
+
+/**
+ * struct kiwi_bench_srv - what a stack's server measured in a rate run
+ * @req_ns: sum over requests of the client's connect call to the
+ *	server's request handler (both ends are in one VM: one clock)
+ * @accept_ns: sum of the time the server's accept call took
+ * @n: requests counted
+ */
+struct kiwi_bench_srv {
+	atomic64_t req_ns;
+	atomic64_t accept_ns;
+	atomic_t n;
 };
 
 /**
@@ -39,6 +82,7 @@ struct kiwi_bench_conn {
  * @open: connect from @net to @dst and return once established, setting
  *	@c's timestamps. Return: 0 or a negative errno (nothing left open).
  * @close: disconnect @c and free it, returning once it is gone
+ * @srv: the server's measurements, reset by the driver before each run
  * @node: the driver's list of stacks
  */
 struct kiwi_bench_stack {
@@ -49,6 +93,7 @@ struct kiwi_bench_stack {
 	int (*open)(struct kiwi_bench_conn *c, struct net *net,
 		    const struct sockaddr_storage *dst);
 	void (*close)(struct kiwi_bench_conn *c);
+	struct kiwi_bench_srv srv;
 	struct list_head node;
 };
 

@@ -40,7 +40,7 @@ MODULE_PARM_DESC(server_addr, "address the servers listen on");
 
 static LIST_HEAD(bench_stacks);
 static DEFINE_MUTEX(bench_lock);	/* protects bench_stacks, bench_held */
-static char bench_result[512];
+static char bench_result[1024];
 
 /**
  * struct bench_run - one batch of connections
@@ -178,10 +178,12 @@ static struct bench_run *bench_run_alloc(struct kiwi_bench_stack *stack,
 
 static void bench_close_one(struct bench_run *run, u32 i)
 {
-	u64 t = ktime_get_ns();
+	struct kiwi_bench_conn *c = &run->conns[i];
 
-	run->stack->close(&run->conns[i]);
-	run->close[i] = ktime_get_ns() - t;
+	c->t[KIWI_BENCH_T_CLOSE] = ktime_get_ns();
+	run->stack->close(c);
+	c->t[KIWI_BENCH_T_GONE] = ktime_get_ns();
+	run->close[i] = c->t[KIWI_BENCH_T_GONE] - c->t[KIWI_BENCH_T_CLOSE];
 }
 
 static int bench_worker(void *arg)
@@ -193,13 +195,15 @@ static int bench_worker(void *arg)
 
 	while ((i = atomic_inc_return(&run->next) - 1) < run->n) {
 		c = &run->conns[i];
+		c->t[KIWI_BENCH_T_OPEN] = ktime_get_ns();
 		ret = run->stack->open(c, &init_net, &run->dst);
 		if (ret) {
 			atomic_inc(&run->failed);
 			atomic_cmpxchg(&run->err, 0, ret);
 			continue;
 		}
-		run->lat[i] = max_t(u64, c->t_established - c->t_connect, 1);
+		run->lat[i] = max_t(u64, c->t[KIWI_BENCH_T_ESTABLISHED] -
+					 c->t[KIWI_BENCH_T_CONNECT], 1);
 		if (!run->keep)
 			bench_close_one(run, i);
 	}
@@ -268,11 +272,59 @@ static u64 bench_close_avg(struct bench_run *run)
 	return k ? div64_u64(sum, k) : 0;
 }
 
+/* Mean time from mark @a to mark @b, in us, over the connections with both. */
+static u64 bench_stage_us(struct bench_run *run, int a, int b)
+{
+	u64 sum = 0;
+	u32 i, k = 0;
+
+	for (i = 0; i < run->n; i++) {
+		const u64 *t = run->conns[i].t;
+
+		if (t[a] && t[b] >= t[a]) {
+			sum += t[b] - t[a];
+			k++;
+		}
+	}
+	return k ? div64_u64(sum, (u64)k * NSEC_PER_USEC) : 0;
+}
+
+/* The per-stage breakdown of a run, as JSON members, into @buf. */
+static void bench_stages(struct bench_run *run, char *buf, size_t len)
+{
+	struct kiwi_bench_srv *srv = &run->stack->srv;
+	int n = atomic_read(&srv->n);
+	size_t off;
+	int m;
+
+	off = scnprintf(buf, len, ",\"stages_us\":[");
+	for (m = KIWI_BENCH_T_OPEN; m < KIWI_BENCH_T_GONE; m++) {
+		if (m == KIWI_BENCH_T_ESTABLISHED)
+			continue;	/* established -> close: not the stack's */
+		off += scnprintf(buf + off, len - off, "%s%llu",
+				 m ? "," : "", bench_stage_us(run, m, m + 1));
+	}
+	scnprintf(buf + off, len - off,
+		  "],\"srv_req_us\":%llu,\"srv_accept_us\":%llu",
+		  n ? div64_u64(atomic64_read(&srv->req_ns),
+				(u64)n * NSEC_PER_USEC) : 0,
+		  n ? div64_u64(atomic64_read(&srv->accept_ns),
+				(u64)n * NSEC_PER_USEC) : 0);
+}
+
+static void bench_srv_reset(struct kiwi_bench_srv *srv)
+{
+	atomic64_set(&srv->req_ns, 0);
+	atomic64_set(&srv->accept_ns, 0);
+	atomic_set(&srv->n, 0);
+}
+
 static int bench_rate(struct kiwi_bench_stack *stack, u16 port, u32 conc,
 		      u32 n)
 {
 	struct bench_run *run;
 	u64 ns, p50, p99;
+	char stages[256];
 	int failed;
 
 	if (!conc || conc > BENCH_MAX_CONC || !n || n > BENCH_MAX_CONNS)
@@ -280,13 +332,15 @@ static int bench_rate(struct kiwi_bench_stack *stack, u16 port, u32 conc,
 	run = bench_run_alloc(stack, port, n, false);
 	if (!run)
 		return -ENOMEM;
+	bench_srv_reset(&stack->srv);
 	ns = bench_run_go(run, conc);
 	failed = atomic_read(&run->failed);
+	bench_stages(run, stages, sizeof(stages));
 	bench_percentiles(run, &p50, &p99);
 	snprintf(bench_result, sizeof(bench_result),
-		 "{\"cmd\":\"rate\",\"stack\":\"%s\",\"conc\":%u,\"n\":%u,\"failed\":%d,\"err\":%d,\"elapsed_ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"close_ns\":%llu}",
+		 "{\"cmd\":\"rate\",\"stack\":\"%s\",\"conc\":%u,\"n\":%u,\"failed\":%d,\"err\":%d,\"elapsed_ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"close_ns\":%llu%s}",
 		 stack->name, conc, n, failed, atomic_read(&run->err), ns,
-		 p50, p99, bench_close_avg(run));
+		 p50, p99, bench_close_avg(run), stages);
 	bench_run_free(run);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
+#include <asm/unaligned.h>
 
 #include "bench.h"
 
@@ -58,7 +59,7 @@ struct bench_listener {
 static LIST_HEAD(bench_listeners);
 static atomic_t bench_served = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(bench_served_wq);
-static const u8 bench_pd[BENCH_PD_LEN];
+static struct kiwi_bench_stack bench_stack;
 
 static int bench_event_status(const struct rdma_cm_event *ev)
 {
@@ -81,12 +82,19 @@ static int bench_client_handler(struct rdma_cm_id *id,
 {
 	struct bench_rconn *rc = id->context;
 
+	u64 now = ktime_get_ns();
+
 	if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+		rc->c->t[KIWI_BENCH_T_DISCONNECTED] = now;
 		complete(&rc->closed);
 		return 0;
 	}
+	if (ev->event == RDMA_CM_EVENT_ADDR_RESOLVED)
+		rc->c->t[KIWI_BENCH_T_ADDR] = now;
+	if (ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED)
+		rc->c->t[KIWI_BENCH_T_ROUTE] = now;
 	if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
-		rc->c->t_established = ktime_get_ns();
+		rc->c->t[KIWI_BENCH_T_ESTABLISHED] = now;
 	rc->status = bench_event_status(ev);
 	complete(&rc->step);
 	return 0;
@@ -112,11 +120,16 @@ static void bench_rconn_free(struct bench_rconn *rc)
 	kfree(rc);
 }
 
+/*
+ * The private data carries the connect call's timestamp, for the server's
+ * side of the breakdown.
+ */
 static int bench_connect(struct bench_rconn *rc,
 			 const struct sockaddr_storage *dst)
 {
+	u8 pd[BENCH_PD_LEN] = {};
 	struct rdma_conn_param param = {
-		.private_data = bench_pd,
+		.private_data = pd,
 		.private_data_len = BENCH_PD_LEN,
 		.responder_resources = 1,
 		.initiator_depth = 1,
@@ -136,7 +149,8 @@ static int bench_connect(struct bench_rconn *rc,
 	if (ret)
 		return ret;
 	rc->has_qp = true;
-	rc->c->t_connect = ktime_get_ns();
+	rc->c->t[KIWI_BENCH_T_CONNECT] = ktime_get_ns();
+	put_unaligned(rc->c->t[KIWI_BENCH_T_CONNECT], (u64 *)pd);
 	ret = rdma_connect(rc->id, &param);
 	return ret ? ret : bench_wait_step(rc);
 }
@@ -173,19 +187,45 @@ static void bench_close(struct kiwi_bench_conn *c)
 	struct bench_rconn *rc = c->priv;
 
 	rdma_disconnect(rc->id);
+	c->t[KIWI_BENCH_T_DISC_RET] = ktime_get_ns();
 	wait_for_completion_timeout(&rc->closed,
 				    msecs_to_jiffies(BENCH_TIMEOUT_MS));
+	if (rc->has_qp) {
+		rdma_destroy_qp(rc->id);
+		bench_qp_destroy(&rc->qp);
+		rc->has_qp = false;
+	}
+	c->t[KIWI_BENCH_T_QP_GONE] = ktime_get_ns();
 	bench_rconn_free(rc);
 	c->priv = NULL;
 }
 
+/* Count a request: since the client's connect call, and the accept call. */
+static void bench_server_count(const struct rdma_cm_event *ev, u64 t_req,
+			       u64 t_accepted)
+{
+	struct kiwi_bench_srv *srv = &bench_stack.srv;
+	u64 t_connect;
+
+	if (ev->param.conn.private_data_len < sizeof(u64))
+		return;
+	t_connect = get_unaligned((const u64 *)ev->param.conn.private_data);
+	if (!t_connect || t_connect > t_req)
+		return;
+	atomic64_add(t_req - t_connect, &srv->req_ns);
+	atomic64_add(t_accepted - t_req, &srv->accept_ns);
+	atomic_inc(&srv->n);
+}
+
 /* A new connection for the server: take it, or refuse it. */
-static int bench_server_request(struct rdma_cm_id *id)
+static int bench_server_request(struct rdma_cm_id *id,
+				const struct rdma_cm_event *ev)
 {
 	struct rdma_conn_param param = {
 		.responder_resources = 1,
 		.initiator_depth = 1,
 	};
+	u64 t_req = ktime_get_ns();
 	struct bench_rconn *rc = kzalloc(sizeof(*rc), GFP_KERNEL);
 	int ret;
 
@@ -200,6 +240,7 @@ static int bench_server_request(struct rdma_cm_id *id)
 	ret = rdma_accept(id, &param);
 	if (ret)
 		goto err_destroy_qp;
+	bench_server_count(ev, t_req, ktime_get_ns());
 	atomic_inc(&bench_served);
 	return 0;
 
@@ -233,7 +274,7 @@ static int bench_server_handler(struct rdma_cm_id *id,
 {
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		return bench_server_request(id) ? 1 : 0;
+		return bench_server_request(id, ev) ? 1 : 0;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:

@@ -254,7 +254,7 @@ static int tcp_bench_open(struct kiwi_bench_conn *c, struct net *net,
 			       &sock);
 	if (ret)
 		return ret;
-	c->t_connect = ktime_get_ns();
+	c->t[KIWI_BENCH_T_CONNECT] = ktime_get_ns();
 	ret = kernel_connect(sock, (struct sockaddr *)dst, sizeof(*dst), 0);
 	if (!ret)
 		ret = tcp_bench_xfer(sock, true);
@@ -264,7 +264,7 @@ static int tcp_bench_open(struct kiwi_bench_conn *c, struct net *net,
 		sock_release(sock);
 		return ret;
 	}
-	c->t_established = ktime_get_ns();
+	c->t[KIWI_BENCH_T_ESTABLISHED] = ktime_get_ns();
 	c->priv = sock;
 	return 0;
 }

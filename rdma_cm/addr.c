@@ -3,6 +3,7 @@
  * Addresses: binding and ports, and address and route resolution over the
  * kernel's routing tables in the id's network namespace.
  */
+#include <linux/hashtable.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/inetdevice.h>
@@ -21,6 +22,13 @@
 
 /* How often a resolution waiting for a neighbour looks again. */
 #define KIWI_RDMA_NEIGH_POLL msecs_to_jiffies(10)
+
+/*
+ * The ids holding a port, by port number (every namespace in one table):
+ * a bind looks at the ids of its own port only, not at every id.
+ */
+#define KIWI_RDMA_PORT_BITS 10
+static DEFINE_HASHTABLE(kiwi_rdma_ports, KIWI_RDMA_PORT_BITS);
 
 static bool kiwi_rdma_family_ok(const struct sockaddr *sa)
 {
@@ -66,12 +74,13 @@ static bool kiwi_rdma_port_busy(struct kiwi_rdma_priv *priv, __be16 port)
 {
 	struct sockaddr_storage *mine = &priv->id.route.addr.src_addr;
 	struct kiwi_rdma_priv *other;
+	u16 key = ntohs(port);
 
 	lockdep_assert_held(&kiwi_rdma_lock);
-	list_for_each_entry(other, &kiwi_rdma_ids, node) {
+	hash_for_each_possible(kiwi_rdma_ports, other, port_node, key) {
 		struct sockaddr_storage *theirs = &other->id.route.addr.src_addr;
 
-		if (other == priv || !other->bound || other->net != priv->net ||
+		if (other == priv || other->net != priv->net ||
 		    *kiwi_rdma_portp(theirs) != port)
 			continue;
 		if (kiwi_rdma_any(mine) || kiwi_rdma_any(theirs) ||
@@ -118,6 +127,8 @@ int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv)
 	} else if (kiwi_rdma_port_busy(priv, *portp)) {
 		ret = -EADDRINUSE;
 	}
+	if (!ret && !priv->bound)
+		hash_add(kiwi_rdma_ports, &priv->port_node, ntohs(*portp));
 	priv->bound = !ret;
 	mutex_unlock(&kiwi_rdma_lock);
 	return ret;
@@ -130,6 +141,8 @@ int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv)
 void kiwi_rdma_port_put(struct kiwi_rdma_priv *priv)
 {
 	mutex_lock(&kiwi_rdma_lock);
+	if (priv->bound)
+		hash_del(&priv->port_node);
 	priv->bound = false;
 	mutex_unlock(&kiwi_rdma_lock);
 }
@@ -231,7 +244,7 @@ static int kiwi_rdma_autobind(struct kiwi_rdma_priv *priv,
 
 static void kiwi_rdma_queue(struct kiwi_rdma_priv *priv, unsigned long delay)
 {
-	queue_delayed_work(kiwi_rdma_wq, &priv->resolve_work, delay);
+	queue_delayed_work(kiwi_rdma_id_wq, &priv->work, delay);
 }
 
 /**
@@ -458,20 +471,17 @@ static bool kiwi_rdma_resolve_step(struct kiwi_rdma_priv *priv,
 }
 
 /**
- * kiwi_rdma_resolve_work() - run a resolution and tell the ULP
- * @work: the id's resolve_work
+ * kiwi_rdma_resolve() - run a resolution in flight and tell the ULP
+ * @priv: the id; nothing happens unless it is resolving
  *
- * Context: a workqueue worker.
+ * Context: the id's work.
+ * Return: non-zero if the id is to be torn down now.
  */
-void kiwi_rdma_resolve_work(struct work_struct *work)
+int kiwi_rdma_resolve(struct kiwi_rdma_priv *priv)
 {
-	struct kiwi_rdma_priv *priv = container_of(to_delayed_work(work),
-						   struct kiwi_rdma_priv,
-						   resolve_work);
 	struct rdma_cm_event ev = {};
 
 	if (!kiwi_rdma_resolve_step(priv, &ev))
-		return;		/* destroyed meanwhile, or waiting */
-	if (kiwi_rdma_deliver(priv, &ev, NULL))
-		kiwi_rdma_teardown(priv, work);
+		return 0;	/* not resolving, or waiting */
+	return kiwi_rdma_deliver(priv, &ev, NULL);
 }

@@ -224,25 +224,23 @@ int kiwi_rdma_cm_handler(struct kiwi_cm_id *cm, const struct kiwi_cm_event *ev)
 }
 
 /**
- * kiwi_rdma_remove_work() - tell an id without an iw_cm id its device goes
- * @work: the id's remove_work
+ * kiwi_rdma_remove_step() - tell an id without an iw_cm id its device goes
+ * @priv: the id
  *
- * Context: a kiwi_rdma_wq worker.
+ * Context: the id's work.
+ * Return: non-zero if the id is to be torn down now.
  */
-void kiwi_rdma_remove_work(struct work_struct *work)
+int kiwi_rdma_remove_step(struct kiwi_rdma_priv *priv)
 {
-	struct kiwi_rdma_priv *priv = container_of(work, struct kiwi_rdma_priv,
-						   remove_work);
 	struct kiwi_cm_event ev = { .event = KIWI_CM_EVENT_DEVICE_REMOVAL };
 	const struct kiwi_rdma_map *row;
 	struct rdma_cm_event rev = {};
 
 	row = kiwi_rdma_apply(priv, ev.event, 0);
 	if (!row)
-		return;
+		return 0;
 	kiwi_rdma_fill(&rev, &ev, row->event);
-	if (kiwi_rdma_deliver(priv, &rev, NULL))
-		kiwi_rdma_teardown(priv, work);
+	return kiwi_rdma_deliver(priv, &rev, NULL);
 }
 
 /**
@@ -264,7 +262,7 @@ void kiwi_rdma_device_remove(struct kiwi_client *client,
 	mutex_lock(&kiwi_rdma_lock);
 	list_for_each_entry(priv, &kiwi_rdma_ids, node) {
 		if (priv->id.device == dev && priv->dev_ref && !priv->cm)
-			queue_work(kiwi_rdma_wq, &priv->remove_work);
+			kiwi_rdma_kick(priv, KIWI_RDMA_TODO_REMOVE);
 	}
 	mutex_unlock(&kiwi_rdma_lock);
 	kiwi_rdma_dev_forget(dev);

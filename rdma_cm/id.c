@@ -225,7 +225,7 @@ void kiwi_rdma_set_device(struct kiwi_rdma_priv *priv,
 	if (again)
 		kiwi_device_put(again);
 	if (again != dev)
-		queue_work(kiwi_rdma_wq, &priv->remove_work);
+		kiwi_rdma_kick(priv, KIWI_RDMA_TODO_REMOVE);
 }
 
 /**
@@ -275,13 +275,51 @@ struct kiwi_rdma_priv *kiwi_rdma_alloc(struct net *net,
 	priv->net = get_net(net);
 	spin_lock_init(&priv->lock);
 	priv->state = KIWI_RDMA_IDLE;
-	INIT_DELAYED_WORK(&priv->resolve_work, kiwi_rdma_resolve_work);
-	INIT_WORK(&priv->remove_work, kiwi_rdma_remove_work);
-	INIT_WORK(&priv->change_work, kiwi_rdma_change_work);
+	INIT_DELAYED_WORK(&priv->work, kiwi_rdma_work);
 	mutex_lock(&kiwi_rdma_lock);
 	list_add_tail(&priv->node, &kiwi_rdma_ids);
 	mutex_unlock(&kiwi_rdma_lock);
 	return priv;
+}
+
+/**
+ * kiwi_rdma_kick() - have the id's work tell the ULP something now
+ * @priv: the id
+ * @todo: what
+ *
+ * A resolution waiting for its neighbour looks again early on the way.
+ *
+ * Context: any context.
+ */
+void kiwi_rdma_kick(struct kiwi_rdma_priv *priv, enum kiwi_rdma_todo todo)
+{
+	set_bit(todo, &priv->todo);
+	mod_delayed_work(kiwi_rdma_id_wq, &priv->work, 0);
+}
+
+/**
+ * kiwi_rdma_work() - the id's own events: removal, ADDR_CHANGE, resolution
+ * @work: the id's work
+ *
+ * Context: a kiwi_rdma_id_wq worker.
+ */
+void kiwi_rdma_work(struct work_struct *work)
+{
+	struct kiwi_rdma_priv *priv = container_of(to_delayed_work(work),
+						   struct kiwi_rdma_priv, work);
+
+	if (test_and_clear_bit(KIWI_RDMA_TODO_REMOVE, &priv->todo) &&
+	    kiwi_rdma_remove_step(priv))
+		goto teardown;
+	if (test_and_clear_bit(KIWI_RDMA_TODO_CHANGE, &priv->todo) &&
+	    kiwi_rdma_change_step(priv))
+		goto teardown;
+	if (kiwi_rdma_resolve(priv))
+		goto teardown;
+	return;
+
+teardown:
+	kiwi_rdma_teardown(priv, work);
 }
 
 /**
@@ -373,7 +411,7 @@ static bool kiwi_rdma_handler_idle(struct kiwi_rdma_priv *priv)
  *	applies; false drops it
  *
  * Events of one id come from several workers (the core's, for connection
- * events, and kiwi_rdma_wq, for resolution, removal and ADDR_CHANGE): a
+ * events, and the id's own work, for resolution, removal and ADDR_CHANGE): a
  * call waits until no other task runs the id's handler, so that the ULP's
  * handler never runs twice at once for one id. An id being destroyed
  * gets no call.
@@ -420,12 +458,10 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 	mutex_lock(&kiwi_rdma_lock);
 	list_del(&priv->node);
 	mutex_unlock(&kiwi_rdma_lock);
-	if (self != &priv->resolve_work.work)
-		cancel_delayed_work_sync(&priv->resolve_work);
-	if (self != &priv->remove_work)
-		cancel_work_sync(&priv->remove_work);
-	if (self != &priv->change_work)
-		cancel_work_sync(&priv->change_work);
+	if (self != &priv->work.work)
+		cancel_delayed_work_sync(&priv->work);
+	else
+		cancel_delayed_work(&priv->work);	/* kicked while it ran */
 	/* DESTROYING: no new handler call starts; wait for a running one */
 	wait_var_event(&priv->handler_task, kiwi_rdma_handler_idle(priv));
 	if (priv->cm)
@@ -436,6 +472,7 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 	kiwi_rdma_port_put(priv);
 	kiwi_rdma_clear_device(priv);
 	put_net(priv->net);
+	kfree(priv->iwarp);
 	kfree(priv);
 }
 
@@ -505,32 +542,43 @@ static bool kiwi_rdma_options_open(enum kiwi_rdma_state state)
  * CRC, peer-to-peer mode and RTR types, MPA and RTR timeouts). Options not
  * set keep the provider's defaults.
  *
- * Context: any context.
+ * Context: process context; may sleep.
  * Return: 0; -ENOPROTOOPT for another level or an unknown option;
  * -EINVAL for a bad length or value; -EISCONN once the id listens or
- * connects, and for the id of a connection request.
+ * connects, and for the id of a connection request; -ENOMEM.
  */
 int kiwi_rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 			 void *optval, size_t optlen)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	struct kiwi_iwarp_opts *opts = NULL;
 	unsigned long flags;
 	int ret;
 	u32 v;
 
+	might_sleep();
 	if (level != KIWI_RDMA_OPTION_IWARP)
 		return -ENOPROTOOPT;
 	ret = kiwi_cm_check_option(optname, optval, optlen, &v);
 	if (ret)
 		return ret;
+	/* Allocated on first use: most ids keep the defaults. */
+	if (!READ_ONCE(priv->iwarp)) {
+		opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+		if (!opts)
+			return -ENOMEM;
+	}
 	spin_lock_irqsave(&priv->lock, flags);
-	if (kiwi_rdma_options_open(priv->state)) {
-		priv->iwarp.val[optname] = v;
-		priv->iwarp.set |= BIT(optname);
-	} else {
+	if (!kiwi_rdma_options_open(priv->state)) {
 		ret = -EISCONN;
+	} else {
+		if (!priv->iwarp)
+			swap(priv->iwarp, opts);
+		priv->iwarp->val[optname] = v;
+		priv->iwarp->set |= BIT(optname);
 	}
 	spin_unlock_irqrestore(&priv->lock, flags);
+	kfree(opts);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_set_option);
@@ -545,12 +593,13 @@ EXPORT_SYMBOL_GPL(kiwi_rdma_set_option);
 void kiwi_rdma_apply_options(struct kiwi_rdma_priv *priv,
 			     struct kiwi_cm_id *cm)
 {
-	struct kiwi_iwarp_opts opts;
+	struct kiwi_iwarp_opts opts = {};
 	unsigned long flags;
 	int i;
 
 	spin_lock_irqsave(&priv->lock, flags);
-	opts = priv->iwarp;
+	if (priv->iwarp)
+		opts = *priv->iwarp;
 	spin_unlock_irqrestore(&priv->lock, flags);
 	for (i = 0; i < KIWI_IWARP_NR_OPTS; i++)
 		if (opts.set & BIT(i))

@@ -8,6 +8,7 @@
 #include "rdmacm.h"
 
 struct workqueue_struct *kiwi_rdma_wq;
+struct workqueue_struct *kiwi_rdma_id_wq;
 
 static struct kiwi_client kiwi_rdma_client = {
 	.name = "kiwi_rdmacm",
@@ -25,12 +26,21 @@ static int __init kiwi_rdmacm_init(void)
 	kiwi_rdma_wq = alloc_ordered_workqueue("kiwi_rdmacm", WQ_MEM_RECLAIM);
 	if (!kiwi_rdma_wq)
 		return -ENOMEM;
+	/* Not ordered: each id has one work item, ids never wait for each other. */
+	kiwi_rdma_id_wq = alloc_workqueue("kiwi_rdmacm_id",
+					  WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!kiwi_rdma_id_wq) {
+		ret = -ENOMEM;
+		goto err_destroy_wq;
+	}
 	ret = kiwi_rdma_netdev_init();
 	if (ret)
-		goto err_destroy_wq;
+		goto err_destroy_id_wq;
 	kiwi_register_client(&kiwi_rdma_client);
 	return 0;
 
+err_destroy_id_wq:
+	destroy_workqueue(kiwi_rdma_id_wq);
 err_destroy_wq:
 	destroy_workqueue(kiwi_rdma_wq);
 	return ret;
@@ -40,6 +50,7 @@ static void __exit kiwi_rdmacm_exit(void)
 {
 	kiwi_unregister_client(&kiwi_rdma_client);
 	kiwi_rdma_netdev_exit();
+	destroy_workqueue(kiwi_rdma_id_wq);
 	destroy_workqueue(kiwi_rdma_wq);
 }
 

@@ -33,7 +33,7 @@ static void kiwi_rdma_link_changed(struct net_device *nd)
 		if (READ_ONCE(priv->id.route.ifindex) == nd->ifindex &&
 		    net_eq(priv->net, dev_net(nd)) &&
 		    kiwi_rdma_change_due(kiwi_rdma_state_of(priv)))
-			queue_work(kiwi_rdma_wq, &priv->change_work);
+			kiwi_rdma_kick(priv, KIWI_RDMA_TODO_CHANGE);
 	}
 	mutex_unlock(&kiwi_rdma_lock);
 }
@@ -51,19 +51,17 @@ static struct notifier_block kiwi_rdma_netdev_nb = {
 };
 
 /**
- * kiwi_rdma_change_work() - tell a resolved id its interface changed
- * @work: the id's change_work
+ * kiwi_rdma_change_step() - tell a resolved id its interface changed
+ * @priv: the id
  *
- * Context: a kiwi_rdma_wq worker.
+ * Context: the id's work.
+ * Return: non-zero if the id is to be torn down now.
  */
-void kiwi_rdma_change_work(struct work_struct *work)
+int kiwi_rdma_change_step(struct kiwi_rdma_priv *priv)
 {
-	struct kiwi_rdma_priv *priv = container_of(work, struct kiwi_rdma_priv,
-						   change_work);
 	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_ADDR_CHANGE };
 
-	if (kiwi_rdma_deliver(priv, &ev, kiwi_rdma_change_still_due))
-		kiwi_rdma_teardown(priv, work);
+	return kiwi_rdma_deliver(priv, &ev, kiwi_rdma_change_still_due);
 }
 
 /**

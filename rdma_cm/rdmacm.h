@@ -71,6 +71,17 @@ enum kiwi_rdma_call {
 };
 
 /**
+ * enum kiwi_rdma_todo - what an id's work is to tell the ULP besides a
+ *	resolution (bits in &kiwi_rdma_priv.todo)
+ * @KIWI_RDMA_TODO_REMOVE: DEVICE_REMOVAL, for an id without an iw_cm id
+ * @KIWI_RDMA_TODO_CHANGE: ADDR_CHANGE, for a resolved id
+ */
+enum kiwi_rdma_todo {
+	KIWI_RDMA_TODO_REMOVE,
+	KIWI_RDMA_TODO_CHANGE,
+};
+
+/**
  * struct kiwi_rdma_priv - an rdma_cm_id and what only the module sees
  * @id: what the ULP sees
  * @net: the id's network namespace (a reference)
@@ -80,24 +91,26 @@ enum kiwi_rdma_call {
  * @from: state to return to when a call or resolution fails
  * @node: entry in the list of all ids (kiwi_rdma_lock)
  * @bound: the id holds a port (kiwi_rdma_lock)
+ * @port_node: entry in the hash of held ports while @bound (kiwi_rdma_lock)
  * @dev_ref: @id.device holds a device reference of this id's
  * @fan: a wildcard listener: listens on every kiwi device of @net
  *	(kiwi_rdma_fan_lock)
  * @backlog: the backlog rdma_listen() was given, for devices added later
- * @resolve_work: address or route resolution (on kiwi_rdma_wq); rescheduled
- *	while a neighbour is being resolved
+ * @work: the events the module makes itself: address or route resolution
+ *	(rescheduled while a neighbour is being resolved) and the @todo
+ *	bits; on kiwi_rdma_id_wq. One work item per id: they never run at
+ *	once, while the ids' works run in parallel
  * @deadline: jiffies at which address resolution gives up
  * @neigh_kicked: neighbour resolution was started for this resolution
- * @remove_work: DEVICE_REMOVAL for an id without an iw_cm id (same queue,
- *	which is ordered: the two never run at once)
- * @change_work: ADDR_CHANGE for a resolved id (same queue)
+ * @todo: &enum kiwi_rdma_todo bits for @work
  * @removal_told: DEVICE_REMOVAL was delivered (@lock)
  * @handler_task: the task running the ULP's handler for this id, or NULL
  *	(@lock); one at a time: see kiwi_rdma_deliver()
  * @destroy_deferred: the handler called rdma_destroy_id() on its own id
  * @calls: ULP calls in progress (kiwi_rdma_enter() to kiwi_rdma_leave());
  *	the teardown waits (wait_var_event()) until there are none
- * @iwarp: iWARP options for the iw_cm ids this id makes (@lock)
+ * @iwarp: iWARP options for the iw_cm ids this id makes, allocated by the
+ *	first kiwi_rdma_set_option() (@lock)
  */
 struct kiwi_rdma_priv {
 	struct rdma_cm_id id;
@@ -106,21 +119,22 @@ struct kiwi_rdma_priv {
 	spinlock_t lock;	/* protects state, from, removal_told */
 	enum kiwi_rdma_state state;
 	enum kiwi_rdma_state from;
-	struct list_head node;
+	/* packed: 504 bytes without debug options, a kmalloc-512 object */
 	bool bound;
 	bool dev_ref;
 	bool fan;
-	int backlog;
-	struct delayed_work resolve_work;
-	unsigned long deadline;
 	bool neigh_kicked;
-	struct work_struct remove_work;
-	struct work_struct change_work;
-	bool removal_told;
-	struct task_struct *handler_task;
-	bool destroy_deferred;
+	struct list_head node;
+	struct hlist_node port_node;
+	int backlog;
 	atomic_t calls;
-	struct kiwi_iwarp_opts iwarp;
+	struct delayed_work work;
+	unsigned long deadline;
+	unsigned long todo;
+	struct task_struct *handler_task;
+	bool removal_told;
+	bool destroy_deferred;
+	struct kiwi_iwarp_opts *iwarp;
 };
 
 /**
@@ -161,6 +175,7 @@ static inline struct kiwi_rdma_priv *kiwi_rdma_priv(struct rdma_cm_id *id)
 extern struct mutex kiwi_rdma_lock;
 extern struct list_head kiwi_rdma_ids;
 extern struct workqueue_struct *kiwi_rdma_wq;
+extern struct workqueue_struct *kiwi_rdma_id_wq;
 
 /* id.c */
 struct kiwi_rdma_priv *kiwi_rdma_alloc(struct net *net,
@@ -178,6 +193,8 @@ int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev,
 		      bool (*due)(struct kiwi_rdma_priv *priv));
 void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv,
 			struct work_struct *self);
+void kiwi_rdma_kick(struct kiwi_rdma_priv *priv, enum kiwi_rdma_todo todo);
+void kiwi_rdma_work(struct work_struct *work);
 void kiwi_rdma_set_device(struct kiwi_rdma_priv *priv,
 			  struct kiwi_device *dev, bool ref);
 void kiwi_rdma_clear_device(struct kiwi_rdma_priv *priv);
@@ -187,7 +204,7 @@ int kiwi_rdma_live_ids(void);
 /* addr.c */
 int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv);
 void kiwi_rdma_port_put(struct kiwi_rdma_priv *priv);
-void kiwi_rdma_resolve_work(struct work_struct *work);
+int kiwi_rdma_resolve(struct kiwi_rdma_priv *priv);
 
 /* listen.c */
 int kiwi_rdma_fan_listen(struct kiwi_rdma_priv *priv, int backlog);
@@ -202,12 +219,12 @@ void kiwi_rdma_dev_forget(struct kiwi_device *dev);
 /* netdev.c */
 int kiwi_rdma_netdev_init(void);
 void kiwi_rdma_netdev_exit(void);
-void kiwi_rdma_change_work(struct work_struct *work);
+int kiwi_rdma_change_step(struct kiwi_rdma_priv *priv);
 
 /* event.c */
 int kiwi_rdma_cm_handler(struct kiwi_cm_id *cm,
 			 const struct kiwi_cm_event *ev);
-void kiwi_rdma_remove_work(struct work_struct *work);
+int kiwi_rdma_remove_step(struct kiwi_rdma_priv *priv);
 enum rdma_cm_event_type kiwi_rdma_map_event(enum kiwi_cm_event_type iw,
 					    int status,
 					    enum kiwi_rdma_state state);

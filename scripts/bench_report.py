@@ -44,6 +44,9 @@ def parse(lines):
         elif what == "SLAB":
             tag, val = rest.split()
             slab[tag] = int(val)
+        elif what == "SLABCACHE":
+            stack, cache, val = rest.split()
+            slab.setdefault(f"{stack}-caches", {})[cache] = int(val)
         elif what == "FAIL":
             problems.append("VM setup: " + rest)
         elif what == "DONE":
@@ -72,7 +75,10 @@ def summarize(recs, slab, stack):
                 key = f"c{rec['conc']}"
             out[key] = {"rate": rate(rec), "p50_ms": rec["p50_ns"] / 1e6,
                         "p99_ms": rec["p99_ns"] / 1e6,
-                        "close_ms": rec["close_ns"] / 1e6}
+                        "close_ms": rec["close_ns"] / 1e6,
+                        "stages_us": rec.get("stages_us", []),
+                        "srv_req_us": rec.get("srv_req_us", 0),
+                        "srv_accept_us": rec.get("srv_accept_us", 0)}
             continue
         if cmd in ("hold", "serve"):
             before = rec
@@ -83,6 +89,8 @@ def summarize(recs, slab, stack):
     b, h = slab.get(f"{stack}-before"), slab.get(f"{stack}-held1000")
     if b is not None and h is not None:
         out["slab_per_conn"] = (h - b) / 1000
+    caches = slab.get(f"{stack}-caches", {})
+    out["slab_caches"] = {k: v / 1000 for k, v in caches.items()}
     return out
 
 
@@ -152,6 +160,40 @@ def report(summ):
           + (": " + ", ".join(missed) if missed else ""))
 
 
+STAGES = ("create+resolve_addr", "resolve_route", "CQ+QP", "connect->EST",
+          "disconnect call", "->DISCONNECTED", "destroy QP+CQ", "destroy id")
+
+
+def breakdown(summ):
+    """Mean time of each step of a client connection, in ms."""
+    print("\nbreakdown, mean ms per connection (client side; server: from "
+          "the client's connect call)")
+    cols = [(s, c) for c in (1, 16, 256) for s in ("kiwi", "linux")]
+    print(f"{'':<34}" + "".join(f"{s + ' c=' + str(c):>13}"
+                                 for s, c in cols))
+    for i, name in enumerate(STAGES):
+        v = [get(summ, s, f"c{c}", "stages_us") or [] for s, c in cols]
+        print(f"{name:<34}" + "".join(
+            f"{x[i] / 1e3:>13.2f}" if len(x) > i else f"{'-':>13}"
+            for x in v))
+    for f, name in (("srv_req_us", "server: connect->REQUEST"),
+                    ("srv_accept_us", "server: accept call")):
+        v = [get(summ, s, f"c{c}", f) for s, c in cols]
+        print(f"{name:<34}" + "".join(
+            f"{x / 1e3:>13.2f}" if x is not None else f"{'-':>13}"
+            for x in v))
+
+
+def slab_breakdown(summ):
+    """The slab caches that grew most per held connection."""
+    for s in ("kiwi", "linux"):
+        caches = sorted(summ[s].get("slab_caches", {}).items(),
+                        key=lambda kv: -kv[1])
+        if caches:
+            print(f"\nslab bytes per connection, {s}: " + ", ".join(
+                f"{k} {v:.0f}" for k, v in caches[:10]))
+
+
 def main():
     results, console, out = sys.argv[1:4]
     with open(results, errors="replace") as f:
@@ -161,6 +203,8 @@ def main():
     problems += [f"kernel: {s}" for s in splats[:5]]
     summ = {s: summarize(runs[s], slab, s) for s in STACKS}
     report(summ)
+    breakdown(summ)
+    slab_breakdown(summ)
     with open(out, "w") as f:
         json.dump({"machine": "QEMU TCG, 2 vCPUs, benchmark kernel",
                    "summary": summ, "runs": runs, "slab": slab,

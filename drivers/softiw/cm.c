@@ -50,11 +50,13 @@ module_param_named(max_pending, softiw_max_pending, uint, 0644);
 MODULE_PARM_DESC(max_pending, "connections per listener waiting for their MPA request (default 32)");
 
 struct workqueue_struct *softiw_cm_wq;
+static struct kmem_cache *softiw_cep_cache;
 
 static void softiw_cep_free(struct softiw_cep *cep)
 {
 	softiw_tx_stop(cep);
-	kfree(cep);
+	kfree(cep->pdata);
+	kmem_cache_free(softiw_cep_cache, cep);
 }
 
 /**
@@ -844,7 +846,7 @@ static struct softiw_cep *softiw_cep_alloc(struct softiw_device *sdev,
 					   struct socket *sock,
 					   enum softiw_cep_state state)
 {
-	struct softiw_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+	struct softiw_cep *cep = kmem_cache_zalloc(softiw_cep_cache, GFP_KERNEL);
 
 	if (!cep)
 		return NULL;
@@ -952,7 +954,12 @@ static int softiw_cep_prepare_connect(struct softiw_cep *cep,
 {
 	int ret;
 
-	memcpy(cep->pdata, param->private_data, param->private_data_len);
+	if (param->private_data_len) {
+		cep->pdata = kmemdup(param->private_data,
+				     param->private_data_len, GFP_KERNEL);
+		if (!cep->pdata)
+			return -ENOMEM;
+	}
 	softiw_cep_settings(cep, id, param->ird, param->ord);
 	cep->rtr.active = true;
 	ret = kiwi_softiw_mpa_request(&cep->local, cep->pdata,
@@ -996,6 +1003,13 @@ int softiw_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	ret = softiw_cep_start_connect(cep, id);
 	if (ret)
 		goto unbind_qp;
+	/*
+	 * Over lo or a veth the handshake is done within kernel_connect():
+	 * send the Request now rather than one work run later. The queued
+	 * work pins @cep (the step may close it), and finds nothing to do.
+	 */
+	if (READ_ONCE(cep->sock->sk->sk_state) == TCP_ESTABLISHED)
+		softiw_cep_step(cep);
 	mutex_unlock(&cep->lock);
 	return 0;
 
@@ -1110,20 +1124,31 @@ int softiw_reject(struct kiwi_cm_id *id, const void *pdata, u16 len)
 }
 
 /**
- * softiw_cm_init() - create the connection manager's workqueue
+ * softiw_cm_init() - create the connection manager's workqueue and the
+ *	endpoints' slab cache
  *
  * Return: 0 or -ENOMEM.
  */
 int softiw_cm_init(void)
 {
+	/* Its own cache: an endpoint is a little over 1 KiB, kmalloc-2k. */
+	softiw_cep_cache = KMEM_CACHE(softiw_cep, 0);
+	if (!softiw_cep_cache)
+		return -ENOMEM;
 	softiw_cm_wq = alloc_workqueue("kiwi_softiw_cm", WQ_UNBOUND, 0);
-	return softiw_cm_wq ? 0 : -ENOMEM;
+	if (!softiw_cm_wq) {
+		kmem_cache_destroy(softiw_cep_cache);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
- * softiw_cm_exit() - wait for the last endpoint work and free the queue
+ * softiw_cm_exit() - wait for the last endpoint work, free the queue and
+ *	the endpoints' cache
  */
 void softiw_cm_exit(void)
 {
 	destroy_workqueue(softiw_cm_wq);
+	kmem_cache_destroy(softiw_cep_cache);
 }

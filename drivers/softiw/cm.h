@@ -191,7 +191,7 @@ struct softiw_rtr {
  * @rtr: the RTR exchange of peer-to-peer mode, the first-FPDU rule
  * @local: this end's MPA settings, taken from the module parameters
  * @req: the MPA request sent (active) or received (passive)
- * @pdata: active: the private data of @req
+ * @pdata: active: the private data of @req, allocated (NULL if none)
  * @mpa_rx: receiver of the peer's MPA frame; a received request stays in
  *	it
  */
@@ -218,7 +218,7 @@ struct softiw_cep {
 	struct softiw_rtr rtr;
 	struct kiwi_softiw_mpa_local local;
 	struct kiwi_softiw_mpa_info req;
-	u8 pdata[KIWI_CM_MAX_PRIVATE_DATA];
+	u8 *pdata;
 	struct kiwi_softiw_mpa_rx mpa_rx;
 };
 

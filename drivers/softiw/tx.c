@@ -12,6 +12,7 @@
  * last FPDU is queued on the socket.
  */
 #include <asm/unaligned.h>
+#include <kunit/visibility.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -44,8 +45,11 @@ static u16 softiw_tx_mulpdu(struct sock *sk)
  * softiw_tx_start() - prepare the transmitter of a new connection
  * @cep: the endpoint, MPA done, QP bound
  *
+ * The FPDU buffer comes with the first FPDU (softiw_tx_buf()): a
+ * connection that sends nothing does not hold one.
+ *
  * Context: process context, the endpoint's mutex held.
- * Return: 0 or -ENOMEM.
+ * Return: 0.
  */
 int softiw_tx_start(struct softiw_cep *cep)
 {
@@ -54,9 +58,6 @@ int softiw_tx_start(struct softiw_cep *cep)
 
 	lockdep_assert_held(&cep->lock);
 	tx->mulpdu = softiw_tx_mulpdu(cep->sock->sk);
-	tx->buf = kvmalloc(kiwi_softiw_fpdu_size(tx->mulpdu), GFP_KERNEL);
-	if (!tx->buf)
-		return -ENOMEM;
 	tx->msn = 1;
 	spin_lock_irqsave(&cep->qp->lock, flags);
 	cep->qp->mulpdu = tx->mulpdu;
@@ -76,6 +77,39 @@ void softiw_tx_stop(struct softiw_cep *cep)
 	cep->tx.buf = NULL;
 	cep->tx.len = 0;
 }
+
+/* The FPDU buffer, allocated for the first FPDU. Return: 0 or -ENOMEM. */
+static int softiw_tx_buf(struct softiw_cep *cep)
+{
+	struct softiw_tx *tx = &cep->tx;
+
+	if (!tx->buf)
+		tx->buf = kvmalloc(kiwi_softiw_fpdu_size(tx->mulpdu),
+				   GFP_KERNEL);
+	return tx->buf ? 0 : -ENOMEM;
+}
+
+/**
+ * kiwi_softiw_qp_tx_buffered() - does a QP's connection hold an FPDU
+ *	buffer? For tests
+ * @qp: the QP
+ *
+ * Context: any context.
+ * Return: true if the QP is connected and its transmitter has a buffer.
+ */
+bool kiwi_softiw_qp_tx_buffered(struct kiwi_qp *qp)
+{
+	struct softiw_qp *sqp = softiw_qp(qp);
+	unsigned long flags;
+	bool buffered;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	/* set under the endpoint's mutex; a test reads it when idle */
+	buffered = sqp->cep && data_race(sqp->cep->tx.buf);
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	return buffered;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_tx_buffered);
 
 /* Queue the rest of the pending FPDU. Return: 0 when all of it is queued. */
 static int softiw_tx_push(struct softiw_cep *cep)
@@ -171,8 +205,9 @@ static int softiw_tx_done(struct softiw_cep *cep)
  * Context: process context, the endpoint's mutex held.
  * Return: SOFTIW_DP_IDLE when the queue is empty or the socket full (its
  * write space callback runs the work again), SOFTIW_DP_BUSY when the
- * budget is used up, -EOVERFLOW if a completion did not fit its CQ, or
- * the socket's error.
+ * budget is used up, -EOVERFLOW if a completion did not fit its CQ,
+ * -ENOMEM if the first FPDU found no buffer (the stream is reset), or the
+ * socket's error.
  */
 int softiw_tx_step(struct softiw_cep *cep)
 {
@@ -194,6 +229,9 @@ int softiw_tx_step(struct softiw_cep *cep)
 		wqe = softiw_wq_peek(cep->qp, &cep->qp->sq);
 		if (!wqe)
 			return SOFTIW_DP_IDLE;
+		ret = softiw_tx_buf(cep);
+		if (ret)
+			return ret;
 		softiw_tx_frame(cep, wqe);
 	}
 	return SOFTIW_DP_BUSY;
@@ -283,6 +321,9 @@ int softiw_tx_terminate(struct softiw_cep *cep)
 		if (ret)
 			return ret;
 	}
+	ret = softiw_tx_buf(cep);
+	if (ret)
+		return ret;
 	softiw_tx_frame_term(cep);
 	return softiw_tx_push(cep);
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_rdmacm_addr: binding and ports, address and route resolution over
- * the routing table (IPv4 and IPv6, loopback), errors, and destroy while
- * a resolution is in flight.
+ * the routing table (IPv4 and IPv6, loopback), errors, destroy while
+ * a resolution is in flight, and resolutions of different ids running
+ * in parallel.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -13,6 +15,7 @@
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 
+#include "kiwi_test.h"
 #include "rdmacm_test.h"
 
 static const int families[] = { AF_INET, AF_INET6 };
@@ -181,6 +184,95 @@ static void rdmacm_bind_ports(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_bind_addr(d, (struct sockaddr *)&ss), 0);
 }
 
+/*
+ * Ports held by many ids at once: each one conflicts only with itself, in
+ * its own namespace, and is free again once its id is destroyed.
+ */
+static void rdmacm_bind_ports_many(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct net *peer = kiwi_test_peer_net(test);
+	struct rdma_cm_id *ids[12], *probe = kiwi_rt_id(rt);
+	struct sockaddr_storage ss;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		ids[i] = kiwi_rt_id(rt);
+		kiwi_rt_addr(&ss, AF_INET, "127.0.0.1", 9100 + i * 1024);
+		KUNIT_ASSERT_EQ(test, rdma_bind_addr(ids[i],
+						     (struct sockaddr *)&ss), 0);
+	}
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		kiwi_rt_addr(&ss, AF_INET, "0.0.0.0", 9100 + i * 1024);
+		KUNIT_EXPECT_EQ(test, rdma_bind_addr(probe,
+						     (struct sockaddr *)&ss),
+				-EADDRINUSE);
+	}
+	/* 9101 is nobody's, and another namespace has its own ports */
+	kiwi_rt_addr(&ss, AF_INET, "0.0.0.0", 9101);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(probe, (struct sockaddr *)&ss), 0);
+	kiwi_rt_addr(&ss, AF_INET, "0.0.0.0", 9100 + 5 * 1024);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(kiwi_rt_id_in(rt, peer),
+					     (struct sockaddr *)&ss), 0);
+	kiwi_rt_destroy(rt, ids[5]);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(kiwi_rt_id(rt),
+					     (struct sockaddr *)&ss), 0);
+}
+
+/* A handler that stops in the first ADDR_RESOLVED until told to go on. */
+static struct {
+	struct completion entered;
+	struct completion go;
+	struct rdma_cm_id *id;
+} rdmacm_stall;
+
+static int rdmacm_stall_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
+			     struct rdma_cm_event *ev)
+{
+	if (id == rdmacm_stall.id && ev->event == RDMA_CM_EVENT_ADDR_RESOLVED) {
+		complete(&rdmacm_stall.entered);
+		wait_for_completion_timeout(&rdmacm_stall.go, 10 * HZ);
+	}
+	return 0;
+}
+
+/*
+ * Each id's resolution runs on its own: while one id's handler sleeps in
+ * its ADDR_RESOLVED, another id's address is resolved and delivered.
+ */
+static void rdmacm_resolve_parallel(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *a = kiwi_rt_id(rt), *b = kiwi_rt_id(rt);
+	struct sockaddr_storage dst;
+	bool entered, b_first;
+
+	init_completion(&rdmacm_stall.entered);
+	init_completion(&rdmacm_stall.go);
+	rdmacm_stall.id = a;
+	rt->hook = rdmacm_stall_hook;
+	kiwi_rt_addr(&dst, AF_INET, "127.0.0.1", 7471);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(a, NULL,
+						(struct sockaddr *)&dst, 1000),
+			0);
+	entered = wait_for_completion_timeout(&rdmacm_stall.entered, 5 * HZ);
+	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(b, NULL,
+						(struct sockaddr *)&dst, 1000),
+			0);
+	/* the stalled handler records its event only when it returns */
+	b_first = entered && kiwi_rt_wait(rt, 1) &&
+		  kiwi_rt_rec(rt, 0).id == b;
+	complete(&rdmacm_stall.go);
+	KUNIT_EXPECT_TRUE(test, entered);
+	KUNIT_EXPECT_TRUE(test, b_first);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 2));
+	KUNIT_EXPECT_EQ(test, kiwi_rt_rec(rt, 0).event,
+			RDMA_CM_EVENT_ADDR_RESOLVED);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_rec(rt, 1).event,
+			RDMA_CM_EVENT_ADDR_RESOLVED);
+	KUNIT_EXPECT_PTR_EQ(test, kiwi_rt_rec(rt, 1).id, a);
+}
+
 static void rdmacm_bind_errors(struct kunit *test)
 {
 	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
@@ -217,6 +309,8 @@ static struct kunit_case rdmacm_addr_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_resolve_error, err_gen_params),
 	KUNIT_CASE(rdmacm_destroy_resolving),
 	KUNIT_CASE(rdmacm_bind_ports),
+	KUNIT_CASE(rdmacm_bind_ports_many),
+	KUNIT_CASE(rdmacm_resolve_parallel),
 	KUNIT_CASE(rdmacm_bind_errors),
 	KUNIT_CASE(rdmacm_bind_no_device),
 	{}

@@ -287,6 +287,30 @@ static void dp_message_size(struct kunit *test)
 	cmt_teardown(d->t);
 }
 
+/* A connection takes its FPDU buffer with its first SEND, not before. */
+static void dp_tx_buffer_on_first_send(struct kunit *test)
+{
+	struct dpt *d = dpt_setup(test, 23280, 4, 2, 2);
+	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	struct kiwi_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dpt_recv(b, 1, 0, 4096), 0);
+	dpt_connect(d);
+	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_tx_buffered(a->qp));
+	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_tx_buffered(b->qp));
+	dpt_fill(a->buf, 100, 7);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 2, 0, 100, KIWI_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(a, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 100U);
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, 100), 0);
+	KUNIT_EXPECT_TRUE(test, kiwi_softiw_qp_tx_buffered(a->qp));
+	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_tx_buffered(b->qp));
+	cmt_teardown(d->t);
+}
+
 /* 64 messages of different lengths arrive in order, each in its RECV. */
 static void dp_many_in_order(struct kunit *test)
 {
@@ -853,6 +877,7 @@ static void dp_destroyed_qp_leaves_cq(struct kunit *test)
 
 static struct kunit_case dp_cases[] = {
 	KUNIT_CASE_PARAM(dp_message_size, dpt_size_gen_params),
+	KUNIT_CASE(dp_tx_buffer_on_first_send),
 	KUNIT_CASE(dp_many_in_order),
 	KUNIT_CASE(dp_unsignaled),
 	KUNIT_CASE(dp_flush_on_error),
