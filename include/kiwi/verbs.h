@@ -62,10 +62,16 @@ enum kiwi_qp_state {
 #define KIWI_QP_ATTR_STATE	BIT(0)
 #define KIWI_QP_ATTR_ACCESS	BIT(1)
 
-/* Access rights of a QP or MR. */
+/*
+ * Access rights of a QP or MR. An MR the peer may write must be locally
+ * writable too: KIWI_ACCESS_REMOTE_WRITE requires KIWI_ACCESS_LOCAL_WRITE.
+ */
 #define KIWI_ACCESS_LOCAL_WRITE		BIT(0)
 #define KIWI_ACCESS_REMOTE_WRITE	BIT(1)
 #define KIWI_ACCESS_REMOTE_READ		BIT(2)
+#define KIWI_ACCESS_ALL			(KIWI_ACCESS_LOCAL_WRITE | \
+					 KIWI_ACCESS_REMOTE_WRITE | \
+					 KIWI_ACCESS_REMOTE_READ)
 
 /**
  * struct kiwi_qp_attr - attributes changed by kiwi_modify_qp()
@@ -186,9 +192,12 @@ struct kiwi_sge {
 
 /**
  * enum kiwi_wr_opcode - send queue work request types
- * @KIWI_WR_SEND: send
- * @KIWI_WR_RDMA_WRITE: RDMA write
- * @KIWI_WR_RDMA_READ: RDMA read
+ * @KIWI_WR_SEND: send @sg_list
+ * @KIWI_WR_RDMA_WRITE: write @sg_list to the peer's @remote_addr of @rkey
+ * @KIWI_WR_RDMA_READ: read the peer's @remote_addr of @rkey into @sg_list,
+ *	whose memory must be registered with KIWI_ACCESS_LOCAL_WRITE
+ *
+ * iWARP has no immediate data: there is no RDMA write with immediate.
  */
 enum kiwi_wr_opcode {
 	KIWI_WR_SEND,
@@ -208,8 +217,9 @@ enum kiwi_wr_opcode {
  * @num_sge: entries at @sg_list
  * @opcode: what to do
  * @send_flags: KIWI_SEND_*
- * @remote_addr: RDMA: the peer's address
- * @rkey: RDMA: the peer's key
+ * @remote_addr: RDMA: the peer's address (its MR's iova space)
+ * @rkey: RDMA: the peer's key, an rkey the peer registered with
+ *	KIWI_ACCESS_REMOTE_WRITE (write) or KIWI_ACCESS_REMOTE_READ (read)
  */
 struct kiwi_send_wr {
 	struct kiwi_send_wr *next;
@@ -256,7 +266,7 @@ enum kiwi_wc_opcode {
  * @status: 0 or a negative errno: -ECANCELED when flushed (the QP is in
  *	ERROR), -EMSGSIZE for a RECV too small for the message that arrived
  * @opcode: what completed
- * @byte_len: bytes received (KIWI_WC_RECV)
+ * @byte_len: bytes received (KIWI_WC_RECV) or read (KIWI_WC_RDMA_READ)
  * @qp: the QP
  */
 struct kiwi_wc {
