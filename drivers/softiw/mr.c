@@ -148,7 +148,7 @@ static int softiw_mr_check_range(const struct softiw_mr *smr, u64 to, u32 len)
  *
  * Context: any context.
  * Return: the MR, referenced; ERR_PTR(-ENOENT) for an unknown,
- * stale or deregistered STag, -EACCES for missing rights, -EOVERFLOW if
+ * stale, invalidated or deregistered STag, -EACCES for missing rights, -EOVERFLOW if
  * @to + @len wraps around, -ERANGE outside the MR.
  */
 struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
@@ -160,7 +160,7 @@ struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
 
 	rcu_read_lock();
 	smr = xa_load(&sdev->mrs, stag >> SOFTIW_STAG_INDEX_SHIFT);
-	if (!smr || smr->mr.rkey != stag ||
+	if (!smr || smr->mr.rkey != stag || READ_ONCE(smr->invalid) ||
 	    !refcount_inc_not_zero(&smr->users)) {
 		rcu_read_unlock();
 		return ERR_PTR(-ENOENT);
@@ -188,8 +188,8 @@ struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
  * An SGE of length 0 names no memory and needs no valid STag.
  *
  * Context: any context.
- * Return: 0, -EINVAL for an unknown STag or a range outside the MR,
- * -EACCES if the MR lacks @access.
+ * Return: 0, -EINVAL for an unknown or invalidated STag or a range
+ * outside the MR, -EACCES if the MR lacks @access.
  */
 int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
 		      u32 access, struct softiw_buf *buf)
@@ -204,7 +204,7 @@ int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
 		return 0;
 	rcu_read_lock();
 	smr = xa_load(&sdev->mrs, sge->lkey >> SOFTIW_STAG_INDEX_SHIFT);
-	if (!smr || smr->mr.lkey != sge->lkey) {
+	if (!smr || smr->mr.lkey != sge->lkey || READ_ONCE(smr->invalid)) {
 		ret = -EINVAL;
 		goto unlock;
 	}
@@ -221,6 +221,70 @@ int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
 	off = sge->addr - smr->mr.iova;
 	buf->addr = smr->addr + off;
 unlock:
+	rcu_read_unlock();
+	return ret;
+}
+
+/* The MR @stag names on @sdev, under RCU; NULL if none. */
+static struct softiw_mr *softiw_mr_lookup(struct softiw_device *sdev,
+					  u32 stag)
+{
+	struct softiw_mr *smr;
+
+	smr = xa_load(&sdev->mrs, stag >> SOFTIW_STAG_INDEX_SHIFT);
+	return smr && smr->mr.rkey == stag ? smr : NULL;
+}
+
+/**
+ * softiw_mr_known() - does an STag name a valid MR of the device?
+ * @sdev: the device
+ * @stag: the STag
+ *
+ * Context: any context.
+ * Return: true if it does.
+ */
+bool softiw_mr_known(struct softiw_device *sdev, u32 stag)
+{
+	struct softiw_mr *smr;
+	bool known;
+
+	rcu_read_lock();
+	smr = softiw_mr_lookup(sdev, stag);
+	known = smr && !READ_ONCE(smr->invalid);
+	rcu_read_unlock();
+	return known;
+}
+
+/**
+ * softiw_mr_invalidate() - invalidate an STag
+ * @sdev: the device
+ * @stag: the STag
+ * @remote: the peer asks (SEND with Invalidate): only an MR with a
+ *	remote right may be invalidated so
+ *
+ * The MR stays registered, but its STag names it no more, for local or
+ * remote access, until it is deregistered (kiwi has no re-registration).
+ * Accesses already checked finish.
+ *
+ * Context: any context.
+ * Return: 0, -ENOENT if @stag names no valid MR, -EACCES if @remote and
+ * the MR has no remote right.
+ */
+int softiw_mr_invalidate(struct softiw_device *sdev, u32 stag, bool remote)
+{
+	struct softiw_mr *smr;
+	int ret = -ENOENT;
+
+	rcu_read_lock();
+	smr = softiw_mr_lookup(sdev, stag);
+	if (smr && !READ_ONCE(smr->invalid)) {
+		ret = 0;
+		if (remote && !(smr->access & (KIWI_ACCESS_REMOTE_READ |
+					       KIWI_ACCESS_REMOTE_WRITE)))
+			ret = -EACCES;
+		else
+			WRITE_ONCE(smr->invalid, true);
+	}
 	rcu_read_unlock();
 	return ret;
 }

@@ -148,20 +148,30 @@ static enum kiwi_wc_opcode softiw_wc_opcode(u8 opcode)
 		return KIWI_WC_RDMA_WRITE;
 	case KIWI_WR_RDMA_READ:
 		return KIWI_WC_RDMA_READ;
+	case KIWI_WR_LOCAL_INV:
+		return KIWI_WC_LOCAL_INV;
 	default:
 		return KIWI_WC_SEND;
 	}
 }
 
-/* Report one work request: receive always, send if signaled or failed. */
+/*
+ * Report one work request: receive always, send if signaled or failed.
+ * @inv_rkey: a RECV's SEND with Invalidate invalidated this STag, or NULL.
+ */
 static int softiw_wq_report(struct softiw_qp *sqp, struct softiw_wq *wq,
 			    u64 wr_id, u8 opcode, u8 flags, int status,
-			    u32 byte_len, bool solicited)
+			    u32 byte_len, bool solicited, const u32 *inv_rkey)
 {
 	struct kiwi_wc wc = {
 		.wr_id = wr_id, .status = status, .qp = &sqp->qp,
 		.byte_len = byte_len,
 	};
+
+	if (inv_rkey) {
+		wc.wc_flags = KIWI_WC_WITH_INVALIDATE;
+		wc.invalidate_rkey = *inv_rkey;
+	}
 
 	lockdep_assert_held(&sqp->lock);
 	if (wq == &sqp->sq) {
@@ -186,7 +196,7 @@ static u32 softiw_wq_flush(struct softiw_qp *sqp, struct softiw_wq *wq)
 	while (wq->count) {
 		wqe = &wq->wqe[wq->head];
 		softiw_wq_report(sqp, wq, wqe->wr_id, wqe->opcode, wqe->flags,
-				 -ECANCELED, 0, false);
+				 -ECANCELED, 0, false, NULL);
 		wq->head = (wq->head + 1) % wq->size;
 		wq->count--;
 	}
@@ -378,8 +388,15 @@ static int softiw_sq_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
 {
 	switch (wr->opcode) {
 	case KIWI_WR_SEND:
+	case KIWI_WR_SEND_WITH_INV:
 		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge, 0,
 				       SOFTIW_MAX_MSG);
+	case KIWI_WR_LOCAL_INV:
+		if (wr->num_sge)
+			return -EINVAL;
+		if (!softiw_mr_known(sqp->sdev, wr->invalidate_rkey))
+			return -EINVAL;
+		return softiw_wqe_fill(sqp, wqe, NULL, 0, 0, 0);
 	case KIWI_WR_RDMA_WRITE:
 		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge, 0,
 				       U32_MAX);
@@ -397,8 +414,7 @@ static int softiw_sq_add(struct softiw_qp *sqp, const struct kiwi_send_wr *wr)
 	int ret;
 
 	lockdep_assert_held(&sqp->lock);
-	if (wr->opcode != KIWI_WR_SEND && wr->opcode != KIWI_WR_RDMA_WRITE &&
-	    wr->opcode != KIWI_WR_RDMA_READ)
+	if (wr->opcode > KIWI_WR_LOCAL_INV)
 		return -EOPNOTSUPP;
 	if (wr->num_sge < 0 || wr->num_sge > sqp->sq.max_sge)
 		return -EINVAL;
@@ -412,7 +428,9 @@ static int softiw_sq_add(struct softiw_qp *sqp, const struct kiwi_send_wr *wr)
 	wqe->flags = wr->send_flags & (KIWI_SEND_SIGNALED |
 				       KIWI_SEND_SOLICITED);
 	wqe->done = false;
-	wqe->rkey = wr->rkey;
+	wqe->rkey = wr->opcode == KIWI_WR_SEND_WITH_INV ||
+		    wr->opcode == KIWI_WR_LOCAL_INV ?
+		    wr->invalidate_rkey : wr->rkey;
 	wqe->remote_addr = wr->remote_addr;
 	wqe->sink_stag = wr->num_sge ? wr->sg_list[0].lkey : 0;
 	wqe->sink_to = wr->num_sge ? wr->sg_list[0].addr : 0;
@@ -432,7 +450,7 @@ int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
 	for (; wr; wr = wr->next) {
 		if (softiw_qp_flushed(sqp)) {
 			softiw_wq_report(sqp, &sqp->sq, wr->wr_id, wr->opcode,
-					 0, -ECANCELED, 0, false);
+					 0, -ECANCELED, 0, false, NULL);
 			flushed = true;
 			continue;
 		}
@@ -484,7 +502,7 @@ int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
 	for (; wr; wr = wr->next) {
 		if (softiw_qp_flushed(sqp)) {
 			softiw_wq_report(sqp, &sqp->rq, wr->wr_id, 0, 0,
-					 -ECANCELED, 0, false);
+					 -ECANCELED, 0, false, NULL);
 			flushed = true;
 			continue;
 		}
@@ -530,13 +548,15 @@ struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq)
  * @status: 0 or a negative errno
  * @byte_len: receive: bytes placed
  * @solicited: receive: the message asked for a solicited event
+ * @inv_rkey: receive: the STag the message invalidated, or NULL
  *
  * Context: process context, the endpoint's mutex held (the data path).
  * Return: 0; -ECANCELED if the QP is in ERROR (the request was flushed);
  * -EOVERFLOW if the CQ had no room: the caller moves the QP to ERROR.
  */
 int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
-		       int status, u32 byte_len, bool solicited)
+		       int status, u32 byte_len, bool solicited,
+		       const u32 *inv_rkey)
 {
 	struct softiw_wqe *wqe;
 	unsigned long flags;
@@ -548,7 +568,7 @@ int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 		wqe = &wq->wqe[wq->head];
 		ret = softiw_wq_report(sqp, wq, wqe->wr_id, wqe->opcode,
 				       wqe->flags, status, byte_len,
-				       solicited);
+				       solicited, inv_rkey);
 		wq->head = (wq->head + 1) % wq->size;
 		wq->count--;
 	}
@@ -620,7 +640,7 @@ static int softiw_sq_retire(struct softiw_qp *sqp, bool *reported)
 	while (sq->count && sq->wqe[sq->head].done) {
 		wqe = &sq->wqe[sq->head];
 		if (softiw_wq_report(sqp, sq, wqe->wr_id, wqe->opcode,
-				     wqe->flags, 0, wqe->len, false))
+				     wqe->flags, 0, wqe->len, false, NULL))
 			ret = -EOVERFLOW;
 		*reported = true;
 		sq->head = (sq->head + 1) % sq->size;

@@ -189,7 +189,8 @@ static int softiw_rx_begin_send(struct softiw_cep *cep)
 		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_INV_MO);
 	if (rx->left > rx->wqe->len - rx->mo) {
 		/* The RECV learns why; the TERMINATE tells the peer. */
-		ret = softiw_wq_complete(sqp, &sqp->rq, -EMSGSIZE, 0, false);
+		ret = softiw_wq_complete(sqp, &sqp->rq, -EMSGSIZE, 0, false,
+					 NULL);
 		rx->wqe = NULL;
 		if (ret == -EOVERFLOW)
 			return ret;
@@ -249,6 +250,8 @@ static int softiw_rx_begin(struct softiw_cep *cep)
 	switch (rx->h.opcode) {
 	case SOFTIW_RDMAP_SEND:
 	case SOFTIW_RDMAP_SEND_SE:
+	case SOFTIW_RDMAP_SEND_INV:
+	case SOFTIW_RDMAP_SEND_SE_INV:
 		return softiw_rx_begin_send(cep);
 	case SOFTIW_RDMAP_TERMINATE:
 		/* The only message of queue 2: one with another MSN is bogus. */
@@ -256,12 +259,6 @@ static int softiw_rx_begin(struct softiw_cep *cep)
 			return -ECONNRESET;
 		rx->term_len = 0;
 		return 0;
-	case SOFTIW_RDMAP_SEND_INV:
-	case SOFTIW_RDMAP_SEND_SE_INV:
-		/* Remote invalidation is not supported. */
-		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
-					SOFTIW_TERM_RDMAP_PROTECTION,
-					SOFTIW_TERM_RDMAP_NO_INV);
 	case SOFTIW_RDMAP_READ_REQ:
 		if (rx->h.msn != rx->rreq_msn)
 			return softiw_rx_untagged_error(rx,
@@ -418,17 +415,29 @@ static int softiw_rx_terminated(struct softiw_cep *cep)
 	return -ECONNRESET;
 }
 
-/* The last segment of a SEND: its RECV completes. */
+/*
+ * The last segment of a SEND: its RECV completes. A SEND with Invalidate
+ * first invalidates the STag it names, which must be one of this
+ * device's MRs with a remote right.
+ */
 static int softiw_rx_send_done(struct softiw_cep *cep)
 {
 	struct softiw_rx *rx = &cep->rx;
 	struct softiw_qp *sqp = cep->qp;
-	bool se = rx->h.opcode == SOFTIW_RDMAP_SEND_SE;
+	u8 op = rx->h.opcode;
+	bool se = op == SOFTIW_RDMAP_SEND_SE || op == SOFTIW_RDMAP_SEND_SE_INV;
+	bool inv = op == SOFTIW_RDMAP_SEND_INV ||
+		   op == SOFTIW_RDMAP_SEND_SE_INV;
 	int ret;
 
+	if (inv && softiw_mr_invalidate(cep->sdev, rx->h.stag, true))
+		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
+					SOFTIW_TERM_RDMAP_PROTECTION,
+					SOFTIW_TERM_RDMAP_NO_INV);
 	rx->wqe = NULL;
 	rx->msn++;
-	ret = softiw_wq_complete(sqp, &sqp->rq, 0, rx->mo, se);
+	ret = softiw_wq_complete(sqp, &sqp->rq, 0, rx->mo, se,
+				 inv ? &rx->h.stag : NULL);
 	return ret == -ECANCELED ? 0 : ret;
 }
 

@@ -55,6 +55,8 @@ struct softiw_cep;
  * @access: KIWI_ACCESS_* rights
  * @users: the STag table's reference and one per remote access in
  *	progress; deregistration waits until it is zero
+ * @invalid: invalidated (LOCAL_INV, or a peer's SEND with Invalidate):
+ *	its STag no longer names it, locally or remotely
  * @rcu: frees it after the readers of the STag table are done
  */
 struct softiw_mr {
@@ -62,6 +64,7 @@ struct softiw_mr {
 	void *addr;
 	u32 access;
 	refcount_t users;
+	bool invalid;
 	struct rcu_head rcu;
 };
 
@@ -84,7 +87,8 @@ struct softiw_buf {
  * @done: send queue: transmitted (a READ: its response placed); it
  *	completes once every older request has
  * @len: total bytes at @buf
- * @rkey: RDMA WRITE and READ: the peer's STag
+ * @rkey: RDMA WRITE and READ: the peer's STag; SEND_WITH_INV: the
+ *	peer's STag to invalidate; LOCAL_INV: this end's
  * @remote_addr: RDMA WRITE and READ: the tagged offset there
  * @sink_stag: RDMA READ: the STag the Read Response is placed in, the
  *	first SGE's (0 if there is none)
@@ -230,7 +234,8 @@ int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
 void softiw_qp_flush(struct softiw_qp *sqp);
 struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq);
 int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
-		       int status, u32 byte_len, bool solicited);
+		       int status, u32 byte_len, bool solicited,
+		       const u32 *inv_rkey);
 struct softiw_wqe *softiw_sq_next(struct softiw_qp *sqp);
 struct softiw_wqe *softiw_sq_read(struct softiw_qp *sqp);
 int softiw_sq_sent(struct softiw_qp *sqp, struct softiw_wqe *wqe);
@@ -263,5 +268,7 @@ struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
 				       u64 to, u32 len, u32 access,
 				       void **addr);
 void softiw_mr_put(struct softiw_mr *smr);
+int softiw_mr_invalidate(struct softiw_device *sdev, u32 stag, bool remote);
+bool softiw_mr_known(struct softiw_device *sdev, u32 stag);
 
 #endif /* _KIWI_SOFTIW_H */

@@ -190,7 +190,20 @@ static u32 softiw_tx_room(const struct softiw_tx *tx, u32 len, u32 hlen)
 	return min(len - tx->mo, tx->mulpdu - (hlen - SOFTIW_MPA_LEN_SIZE));
 }
 
-/* The next segment of a SEND: untagged, queue 0. */
+/* The RDMAP opcode of a SEND work request. */
+static u8 softiw_tx_send_opcode(const struct softiw_wqe *wqe)
+{
+	bool se = wqe->flags & KIWI_SEND_SOLICITED;
+
+	if (wqe->opcode == KIWI_WR_SEND_WITH_INV)
+		return se ? SOFTIW_RDMAP_SEND_SE_INV : SOFTIW_RDMAP_SEND_INV;
+	return se ? SOFTIW_RDMAP_SEND_SE : SOFTIW_RDMAP_SEND;
+}
+
+/*
+ * The next segment of a SEND: untagged, queue 0; with Invalidate, every
+ * segment names the STag to invalidate.
+ */
 static void softiw_tx_frame_send(struct softiw_cep *cep,
 				 const struct softiw_wqe *wqe)
 {
@@ -198,8 +211,8 @@ static void softiw_tx_frame_send(struct softiw_cep *cep,
 	u32 n = softiw_tx_room(tx, wqe->len, SOFTIW_UNTAGGED_HLEN);
 	struct kiwi_softiw_ddp_hdr h = {
 		.ulpdu_len = SOFTIW_UNTAGGED_HLEN - SOFTIW_MPA_LEN_SIZE + n,
-		.opcode = wqe->flags & KIWI_SEND_SOLICITED ?
-			  SOFTIW_RDMAP_SEND_SE : SOFTIW_RDMAP_SEND,
+		.opcode = softiw_tx_send_opcode(wqe),
+		.stag = wqe->opcode == KIWI_WR_SEND_WITH_INV ? wqe->rkey : 0,
 		.last = tx->mo + n == wqe->len,
 		.qn = SOFTIW_DDP_QN_SEND,
 		.msn = tx->msn,
@@ -310,6 +323,22 @@ static int softiw_tx_frame_rresp(struct softiw_cep *cep)
 }
 
 /*
+ * A LOCAL_INV reached the head of what is to be sent: it takes effect
+ * now, after every older work request was sent. Its STag was valid when
+ * posted; one invalidated or deregistered since is gone all the same.
+ */
+static int softiw_tx_local_inv(struct softiw_cep *cep)
+{
+	struct softiw_wqe *wqe = cep->tx.wqe;
+	int ret;
+
+	softiw_mr_invalidate(cep->sdev, wqe->rkey, false);
+	cep->tx.wqe = NULL;
+	ret = softiw_sq_sent(cep->qp, wqe);
+	return ret == -ECANCELED ? 0 : ret;
+}
+
+/*
  * Frame the next segment of the current message, or start one.
  * Return: 0, -ENODATA if there is nothing to send, -EPROTO for a Read
  * Response whose source is gone.
@@ -337,6 +366,8 @@ static int softiw_tx_frame(struct softiw_cep *cep)
 	}
 	if (tx->rresp)
 		return softiw_tx_frame_rresp(cep);
+	if (tx->wqe->opcode == KIWI_WR_LOCAL_INV)
+		return softiw_tx_local_inv(cep);
 	switch (tx->wqe->opcode) {
 	case KIWI_WR_RDMA_WRITE:
 		softiw_tx_frame_write(cep, tx->wqe);
@@ -373,7 +404,8 @@ static int softiw_tx_done(struct softiw_cep *cep)
 		return 0;
 	}
 	tx->wqe = NULL;
-	if (wqe->opcode == KIWI_WR_SEND)
+	if (wqe->opcode == KIWI_WR_SEND ||
+	    wqe->opcode == KIWI_WR_SEND_WITH_INV)
 		tx->msn++;
 	if (wqe->opcode == KIWI_WR_RDMA_READ) {
 		tx->rreq_msn++;
