@@ -1116,11 +1116,97 @@ static void rdma_destroy_reads_in_flight(struct kunit *test)
 	cmt_teardown(d->t);
 }
 
+static int dpt_send_inv(struct dpt_side *s, u64 wr_id, u32 len, u32 rkey)
+{
+	struct kiwi_sge sge = {
+		.addr = s->mr->iova, .length = len, .lkey = s->mr->lkey,
+	};
+	struct kiwi_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = KIWI_WR_SEND_WITH_INV,
+		.send_flags = KIWI_SEND_SIGNALED, .invalidate_rkey = rkey,
+	};
+	const struct kiwi_send_wr *bad = NULL;
+
+	return kiwi_post_send(s->qp, &wr, &bad);
+}
+
+/*
+ * SEND with Invalidate: the target's RECV reports the STag invalidated;
+ * from then on a WRITE to it is refused (DDP, tagged, invalid STag) and
+ * posting with it as lkey is -EINVAL. A LOCAL_INV needs a valid STag.
+ */
+static void rdma_send_with_inv(struct kunit *test)
+{
+	struct dpt_side *a, *b;
+	struct kiwi_send_wr lwr = { .opcode = KIWI_WR_LOCAL_INV,
+				    .invalidate_rkey = 0xffffff01 };
+	const struct kiwi_send_wr *bad = NULL;
+	struct kiwi_sge sge;
+	struct kiwi_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				   .opcode = KIWI_WR_RDMA_WRITE };
+	struct kiwi_mr *mr;
+	struct kiwi_wc wc;
+	struct dpt *d;
+	u32 room;
+
+	dpt_rdma_setup(test, &d, 23362, true, &room);
+	a = &d->s[0];
+	b = &d->s[1];
+	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &lwr, &bad), -EINVAL);
+	sge = (struct kiwi_sge) { .addr = a->mr->iova, .length = 8,
+				  .lkey = a->mr->lkey };
+	mr = cmt_mr(d->t, b->buf + SZ_512K, SZ_4K, KIWI_ACCESS_ALL);
+	KUNIT_ASSERT_EQ(test, dpt_recv(b, 1, 0, 64), 0);
+	dpt_fill(a->buf, 64, 5);
+	KUNIT_ASSERT_EQ(test, dpt_send_inv(a, 2, 64, mr->rkey), 0);
+	dpt_expect_wc(test, a, 2, KIWI_WC_SEND, 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 64U);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, KIWI_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc.invalidate_rkey, mr->rkey);
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, 64), 0);
+	/* The STag is gone for local use too. */
+	lwr.invalidate_rkey = mr->rkey;
+	KUNIT_EXPECT_EQ(test, kiwi_post_send(b->qp, &lwr, &bad), -EINVAL);
+	memset(b->buf + SZ_512K, 0xa5, SZ_4K);
+	wr.remote_addr = mr->iova;
+	wr.rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, kiwi_post_send(a->qp, &wr, &bad), 0);
+	dpt_expect_terminated(d, 1, 1, 0);	/* DDP, tagged, invalid STag */
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(b->buf + SZ_512K, 0xa5, SZ_4K),
+			    NULL);
+	cmt_teardown(d->t);
+}
+
+/* A SEND with Invalidate of an STag the target cannot invalidate. */
+static void rdma_send_inv_refused(struct kunit *test)
+{
+	struct dpt_side *a, *b;
+	struct kiwi_mr *mr;
+	struct dpt *d;
+	u32 room;
+
+	dpt_rdma_setup(test, &d, 23363, false, &room);
+	a = &d->s[0];
+	b = &d->s[1];
+	/* Local access only: not the peer's to invalidate. */
+	mr = cmt_mr(d->t, b->buf, SZ_4K, KIWI_ACCESS_LOCAL_WRITE);
+	KUNIT_ASSERT_EQ(test, dpt_recv(b, 1, 0, 64), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send_inv(a, 2, 8, mr->rkey), 0);
+	dpt_expect_terminated(d, 0, 1, 9);	/* RDMAP, protection, no inv. */
+	cmt_teardown(d->t);
+}
+
 static struct kunit_case rdma_cases[] = {
 	KUNIT_CASE_PARAM(rdma_write_size, dpt_size_gen_params),
 	KUNIT_CASE_PARAM(rdma_read_size, dpt_size_gen_params),
 	KUNIT_CASE(rdma_mixed_order),
 	KUNIT_CASE(rdma_destroy_reads_in_flight),
+	KUNIT_CASE(rdma_send_with_inv),
+	KUNIT_CASE(rdma_send_inv_refused),
 	{}
 };
 

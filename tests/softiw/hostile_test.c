@@ -951,6 +951,7 @@ enum {
 	HOSTILE_STAG_DEREG,
 	HOSTILE_STAG_OTHER_DEV,
 	HOSTILE_STAG_RRESP,	/* a Read Response nobody asked for */
+	HOSTILE_STAG_INVALIDATED,	/* by a LOCAL_INV of the QP */
 };
 
 #define HOSTILE_RW	KIWI_ACCESS_ALL
@@ -974,6 +975,10 @@ static const struct hostile_access_case hostile_access_cases[] = {
 	  "WRITE, other device's MR" },
 	{ false, HOSTILE_RW, HOSTILE_STAG_RRESP, 0, false, 8, 0x11, 0x00,
 	  "Read Response, no READ" },
+	{ false, HOSTILE_RW, HOSTILE_STAG_INVALIDATED, 0, false, 8, 0x11, 0x00,
+	  "WRITE, invalidated MR" },
+	{ true, HOSTILE_RW, HOSTILE_STAG_INVALIDATED, 0, false, 8, 0x01, 0x00,
+	  "READ, invalidated MR" },
 	{ true, HOSTILE_RW, HOSTILE_STAG_UNKNOWN, 0, false, 8, 0x01, 0x00,
 	  "READ, unknown STag" },
 	{ true, HOSTILE_RW, HOSTILE_STAG_STALE, 0, false, 8, 0x01, 0x00,
@@ -1070,6 +1075,23 @@ static u32 hostile_case_stag(struct kunit *test, struct cmt *t,
 	return mr->rkey;
 }
 
+/* Invalidate @stag with a LOCAL_INV on the peer's QP. */
+static void hostile_local_inv(struct cmt *t, struct hostile_peer *p, u32 stag)
+{
+	struct kiwi_send_wr wr = {
+		.wr_id = 77, .opcode = KIWI_WR_LOCAL_INV,
+		.send_flags = KIWI_SEND_SIGNALED, .invalidate_rkey = stag,
+	};
+	const struct kiwi_send_wr *bad;
+	struct kiwi_wc wc;
+
+	KUNIT_ASSERT_EQ(t->test, kiwi_post_send(p->qp, &wr, &bad), 0);
+	KUNIT_ASSERT_EQ(t->test, hostile_poll(t, &wc), 1);
+	KUNIT_EXPECT_EQ(t->test, wc.wr_id, 77ULL);
+	KUNIT_EXPECT_EQ(t->test, wc.opcode, KIWI_WC_LOCAL_INV);
+	KUNIT_EXPECT_EQ(t->test, wc.status, 0);
+}
+
 /*
  * Each remote access that breaks a rule ends the connection with the
  * TERMINATE of Documentation/softiw.rst; the QP is in ERROR, and no byte
@@ -1091,6 +1113,8 @@ static void hostile_access(struct kunit *test)
 	stag = hostile_case_stag(test, t, c, mem + 256, &iova);
 	to = c->abs ? (u64)c->to : iova + c->to;
 	hostile_peer_connect(t, &p, false, 1);
+	if (c->stag == HOSTILE_STAG_INVALIDATED)
+		hostile_local_inv(t, &p, stag);
 	if (c->rreq)
 		n = hostile_rreq_put(f, 1, 0x99, 0, c->len, stag, to);
 	else
