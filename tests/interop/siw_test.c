@@ -484,6 +484,21 @@ static void ipt_check_echo(struct ipt *t)
 					   IPT_MSG_SIZE), 0, "message %d", i);
 }
 
+/*
+ * siw (Linux 6.1) takes its socket's sk_callback_lock with read_lock()
+ * in its data_ready callback. If kiwi's MPA Reply arrives while siw's
+ * connecting thread still owns the socket (sending its Request under
+ * TCG can take that long), release_sock() runs data_ready in process
+ * context with BHs on, and lockdep reports "SOFTIRQ-safe ->
+ * SOFTIRQ-unsafe lock order" once a listener is closed with a pending
+ * child. A siw bug; kiwi waits before it accepts so that the Reply
+ * arrives in softirq context.
+ */
+static void ipt_siw_settle(void)
+{
+	msleep(IPT_SIW_SETTLE_MS);
+}
+
 /* siw refused kiwi's Reply and closed its socket: a FIN, kiwi closes too. */
 static void ipt_refused(struct ipt *t)
 {
@@ -529,6 +544,7 @@ static void ipt_kiwi_listens(struct ipt *t, struct ipt_capture *cap)
 	KUNIT_EXPECT_EQ(test, r->ird, IPT_IRD_ORD);
 	KUNIT_EXPECT_EQ(test, r->ord, IPT_IRD_ORD);
 	p.qpn = ipt_qp_ready(t);
+	ipt_siw_settle();
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(t->conn, &p), 0);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, ipt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
 						 t->conn), "no ESTABLISHED");
@@ -787,6 +803,7 @@ static void ipt_rping_server(struct ipt *t, struct ipt_capture *cap)
 						 KIWI_CM_EVENT_CONNECT_REQUEST,
 						 NULL), "no CONNECT_REQUEST");
 	p.qpn = ipt_rping_ready(t);
+	ipt_siw_settle();
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(t->conn, &p), 0);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, ipt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
 						 t->conn), "no ESTABLISHED");
