@@ -492,7 +492,8 @@ static void ipt_check_echo(struct ipt *t)
  * context with BHs on, and lockdep reports "SOFTIRQ-safe ->
  * SOFTIRQ-unsafe lock order" once a listener is closed with a pending
  * child. A siw bug; kiwi waits before it accepts so that the Reply
- * arrives in softirq context.
+ * arrives in softirq context. The same holds for anything kiwi sends
+ * while siw's thread sends (its Reply, a SEND): an FPDU or a FIN.
  */
 static void ipt_siw_settle(void)
 {
@@ -872,6 +873,8 @@ static void ipt_rping_client(struct ipt *t, struct ipt_capture *cap)
 	r = ipt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, t->conn);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, r, "no CONNECT_REPLY");
 	KUNIT_ASSERT_EQ(test, r->status, 0);
+	/* siw, the responder, must take its Reply's send alone: see above. */
+	ipt_siw_settle();
 	for (ping = 0; ping < IPT_RPING_COUNT; ping++) {
 		ipt_rping_pattern(t->buf + IPT_RPING_A, ping + 5);
 		memset(t->buf + IPT_RPING_B, 0, IPT_RPING_SIZE);
@@ -884,6 +887,8 @@ static void ipt_rping_client(struct ipt *t, struct ipt_capture *cap)
 						 IPT_RPING_SIZE), 0,
 				    "round %d", ping);
 	}
+	/* Nor may kiwi's FIN reach siw while it still sends its last SEND. */
+	ipt_siw_settle();
 	ipt_close(t, t->conn);
 	KUNIT_EXPECT_EQ(test, ipt_wait_peer(t), 0);
 	ipt_capture_read(cap, &wire);
