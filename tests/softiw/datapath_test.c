@@ -1056,6 +1056,16 @@ static void rdma_mixed_order(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
 			KUNIT_EXPECT_EQ(test, wc.status, 0);
 			KUNIT_EXPECT_EQ(test, wc.opcode, wcs[ops[i]]);
+		}
+	}
+	/*
+	 * A WRITE completes when sent; it is placed before the READs posted
+	 * after it are answered, so check the data once all are complete.
+	 */
+	for (k = 0; k < 2; k++) {
+		s = &d->s[k];
+		peer = &d->s[!k];
+		for (i = 0; i < ARRAY_SIZE(ops); i++) {
 			if (ops[i] == KIWI_WR_SEND)
 				continue;
 			/* Each side wrote (or read into) its own area. */
