@@ -279,11 +279,16 @@ EXPORT_SYMBOL_GPL(kiwi_req_notify_cq);
  * @dev: the device
  * @addr: start, in the kernel's direct map
  * @length: bytes
- * @access: KIWI_ACCESS_* bits
+ * @access: KIWI_ACCESS_* bits; KIWI_ACCESS_REMOTE_WRITE requires
+ *	KIWI_ACCESS_LOCAL_WRITE
+ *
+ * The MR's rkey lets the peer of any connected QP of @dev read or write
+ * the region, as @access allows.
  *
  * Context: process context; sleeps.
  * Return: the MR, or ERR_PTR(-ENODEV) if @dev is going away, -EINVAL for
- * an empty region, or the provider's error.
+ * an empty region, unknown @access bits or remote write without local
+ * write, or the provider's error.
  */
 struct kiwi_mr *kiwi_reg_kernel_mr(struct kiwi_device *dev, void *addr,
 				   size_t length, u32 access)
@@ -291,7 +296,10 @@ struct kiwi_mr *kiwi_reg_kernel_mr(struct kiwi_device *dev, void *addr,
 	struct kiwi_mr *mr;
 
 	might_sleep();
-	if (!dev->ops->reg_kernel_mr || !addr || !length)
+	if (!dev->ops->reg_kernel_mr || !addr || !length ||
+	    (access & ~KIWI_ACCESS_ALL) ||
+	    ((access & KIWI_ACCESS_REMOTE_WRITE) &&
+	     !(access & KIWI_ACCESS_LOCAL_WRITE)))
 		return ERR_PTR(-EINVAL);
 	if (!kiwi_device_get_live(dev))
 		return ERR_PTR(-ENODEV);

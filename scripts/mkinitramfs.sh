@@ -25,8 +25,11 @@ shift 4
 # Linux's modules of the peer stack, in load order (each after those it
 # needs: ib_core <- ib_cm, iw_cm <- rdma_cm <- ib_uverbs, rdma_ucm; siw).
 peer_modules="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm siw"
-peer_tools="/usr/bin/rdma /usr/bin/ucmatose"
+peer_tools="/usr/bin/rdma /usr/bin/ucmatose /usr/bin/rping"
 peer_provider=/usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so
+# glibc dlopens libgcc_s for pthread_exit/pthread_cancel (rping uses them);
+# ldd does not name it.
+peer_unwind=/usr/lib/x86_64-linux-gnu/libgcc_s.so.1
 peer_driver=/etc/libibverbs.d/siw.driver
 
 # Copy a file to the same path under $root, with the shared libraries ldd
@@ -50,7 +53,7 @@ copy_with_libs() {
 add_peer() {
 	local m ko loaded=
 
-	copy_with_libs $peer_tools $peer_provider
+	copy_with_libs $peer_tools $peer_provider $peer_unwind
 	mkdir -p "$root/etc/libibverbs.d" "$root/run"
 	cp "$peer_driver" "$root/etc/libibverbs.d/"
 	install -m 0755 "$top/tests/interop/kiwi-peer" "$root/bin/kiwi-peer"

@@ -239,7 +239,7 @@ static int softiw_cep_start_data(struct softiw_cep *cep,
 	lockdep_assert_held(&cep->lock);
 	cep->crc = res->crc;
 	softiw_rx_start(cep);
-	ret = softiw_tx_start(cep);
+	ret = softiw_tx_start(cep, res);
 	if (ret)
 		return ret;
 	ret = softiw_cep_qp_start(cep);
@@ -704,10 +704,14 @@ static int softiw_cep_data(struct softiw_cep *cep)
 	return eof;
 }
 
-/* Graceful close: the FIN goes once every posted SEND is on the wire. */
+/*
+ * Graceful close: the FIN goes once every posted send work request is
+ * done (a READ: answered) and every Read Response sent.
+ */
 static bool softiw_cep_sq_drained(struct softiw_cep *cep)
 {
-	return !cep->tx.len && !softiw_wq_peek(cep->qp, &cep->qp->sq);
+	return !cep->tx.len && !cep->tx.irq_count &&
+	       !softiw_wq_peek(cep->qp, &cep->qp->sq);
 }
 
 static void softiw_cep_step_established(struct softiw_cep *cep)

@@ -57,21 +57,48 @@ struct softiw_sock_cbs {
 
 /* Bytes of an untagged FPDU before its payload: length and DDP header. */
 #define SOFTIW_UNTAGGED_HLEN	sizeof(struct softiw_ddp_untagged)
+/* The same for a tagged FPDU. */
+#define SOFTIW_TAGGED_HLEN	sizeof(struct softiw_ddp_tagged)
 /* Pad and CRC after the payload, at most. */
 #define SOFTIW_TRAILER_MAX	(SOFTIW_MPA_ALIGN - 1 + SOFTIW_MPA_CRC_SIZE)
 /* Bytes of a received TERMINATE body kept: its word and a copied header. */
 #define SOFTIW_TERM_KEEP	32
 
 /**
+ * struct softiw_rresp - an RDMA Read Request to answer, as received
+ * @sink_stag: the requester's STag the response is placed in
+ * @sink_to: its tagged offset
+ * @src_stag: this end's STag the data is read from
+ * @src_to: its tagged offset
+ * @len: bytes
+ */
+struct softiw_rresp {
+	u32 sink_stag;
+	u64 sink_to;
+	u32 src_stag;
+	u64 src_to;
+	u32 len;
+};
+
+/**
  * struct softiw_tx - the transmit side of an established connection
  * @buf: one FPDU being sent; fpdu_size(@mulpdu) bytes
  * @len: bytes of the FPDU at @buf, 0 if none is pending
  * @sent: bytes of it already queued on the socket
- * @mo: payload bytes of the oldest SEND already framed
+ * @mo: payload bytes of the current message already framed
  * @msn: MSN of the next SEND on queue 0 (the first is 1)
+ * @rreq_msn: MSN of the next RDMA Read Request on queue 1 (the first is 1)
  * @mulpdu: longest ULPDU (DDP header and payload) of an FPDU
  * @last: the FPDU at @buf ends its message
  * @term: the FPDU at @buf is a TERMINATE
+ * @wqe: the send work request being framed, or NULL
+ * @rresp: a Read Response (the oldest of @irq) is being framed
+ * @ord: READs this end may have outstanding (negotiated by MPA)
+ * @reads: READs sent whose response is not all placed yet
+ * @ird: Read Requests of the peer served at once (negotiated): @irq's size
+ * @irq_head: index of the oldest entry of @irq
+ * @irq_count: entries in @irq
+ * @irq: the Read Requests received and not answered yet, oldest first
  */
 struct softiw_tx {
 	u8 *buf;
@@ -79,9 +106,18 @@ struct softiw_tx {
 	u32 sent;
 	u32 mo;
 	u32 msn;
+	u32 rreq_msn;
 	u16 mulpdu;
 	bool last;
 	bool term;
+	struct softiw_wqe *wqe;
+	bool rresp;
+	u16 ord;
+	u16 reads;
+	u16 ird;
+	u16 irq_head;
+	u16 irq_count;
+	struct softiw_rresp *irq;
 };
 
 /**
@@ -109,7 +145,10 @@ enum softiw_rx_stage {
  * @wqe: the RECV the current SEND message is placed in, or NULL
  * @msn: MSN expected of the next SEND message (the first is 1)
  * @mo: bytes of the current SEND message placed so far
- * @term: the start of a received TERMINATE body
+ * @rreq_msn: MSN expected of the next RDMA Read Request (the first is 1)
+ * @rwqe: the READ the current Read Response segment is placed in
+ * @rmo: bytes of the oldest awaited Read Response placed so far
+ * @term: the start of a received TERMINATE body, or a Read Request's
  * @term_len: bytes at @term
  * @cause: what our TERMINATE reports, once a protocol error was found
  * @hdr_ok: @hdr holds a whole header (the TERMINATE may copy it)
@@ -127,6 +166,9 @@ struct softiw_rx {
 	struct softiw_wqe *wqe;
 	u32 msn;
 	u32 mo;
+	u32 rreq_msn;
+	struct softiw_wqe *rwqe;
+	u32 rmo;
 	u8 term[SOFTIW_TERM_KEEP];
 	u8 term_len;
 	struct kiwi_softiw_term_cause cause;
@@ -271,13 +313,18 @@ int softiw_destroy_listen(struct kiwi_cm_id *id);
 void softiw_listener_put(struct softiw_listener *lst);
 
 /* tx.c */
-int softiw_tx_start(struct softiw_cep *cep);
+int softiw_tx_start(struct softiw_cep *cep,
+		    const struct kiwi_softiw_mpa_result *res);
 void softiw_tx_stop(struct softiw_cep *cep);
 int softiw_tx_step(struct softiw_cep *cep);
 int softiw_tx_terminate(struct softiw_cep *cep);
+int softiw_tx_read_request(struct softiw_cep *cep,
+			   const struct softiw_rresp *req);
+void softiw_tx_read_done(struct softiw_cep *cep);
 
 /* rx.c */
 void softiw_rx_start(struct softiw_cep *cep);
+u8 softiw_rdmap_access_ecode(int err);
 int softiw_rx_step(struct softiw_cep *cep);
 
 /* rtr.c */

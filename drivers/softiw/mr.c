@@ -4,19 +4,29 @@
  *
  * An STag is a 24-bit index into the device's table and an 8-bit key
  * (RFC 5040: the consumer-owned low byte); the key of each registration
- * differs from the last one, so a stale STag whose index was reused does
- * not match. lkey and rkey are the same STag. Only local access exists
- * yet: work requests name their buffers by lkey, resolved when posted.
- * The table is read under RCU, so posting works in any context.
+ * differs from the last one on any device, so a stale STag whose index
+ * was reused, or an STag of another device, does not match. lkey and
+ * rkey are the same STag. Work requests name their buffers by lkey,
+ * resolved when posted. The table is read under RCU, so posting works in
+ * any context.
+ *
+ * Remote access (tagged placement, RDMA Read Responses) looks the STag
+ * up again for every piece of payload and holds a reference on the MR
+ * while it copies; deregistration waits for those references, so memory
+ * is never touched after kiwi_dereg_mr() returned.
  */
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "softiw.h"
 
 #define SOFTIW_STAG_KEY		GENMASK(7, 0)
 #define SOFTIW_STAG_INDEX_SHIFT	8
+
+/* Key byte of the next STag, shared by every device. */
+static atomic_t softiw_mr_key = ATOMIC_INIT(0);
 
 /**
  * softiw_mrs_init() - prepare a device's STag table
@@ -62,6 +72,7 @@ struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
 		return ERR_PTR(-ENOMEM);
 	smr->addr = addr;
 	smr->access = access;
+	refcount_set(&smr->users, 1);
 	smr->mr.iova = (uintptr_t)addr;
 	smr->mr.length = length;
 	/* Reserve the index; the MR is published once its STag is set. */
@@ -69,7 +80,7 @@ struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
 		       GFP_KERNEL);
 	if (ret)
 		goto free_mr;
-	key = atomic_inc_return(&sdev->mr_key) & SOFTIW_STAG_KEY;
+	key = atomic_inc_return(&softiw_mr_key) & SOFTIW_STAG_KEY;
 	smr->mr.lkey = index << SOFTIW_STAG_INDEX_SHIFT | key;
 	smr->mr.rkey = smr->mr.lkey;
 	ret = xa_err(xa_store(&sdev->mrs, index, smr, GFP_KERNEL));
@@ -89,8 +100,81 @@ void softiw_dereg_mr(struct kiwi_mr *mr)
 	struct softiw_mr *smr = softiw_mr(mr);
 	struct softiw_device *sdev = softiw_dev(mr->device);
 
+	might_sleep();
 	xa_erase(&sdev->mrs, mr->lkey >> SOFTIW_STAG_INDEX_SHIFT);
+	/* Wait for the remote accesses in progress; no new one starts. */
+	softiw_mr_put(smr);
+	wait_var_event(&smr->users, !refcount_read(&smr->users));
 	kfree_rcu(smr, rcu);
+}
+
+/**
+ * softiw_mr_put() - end a remote access to an MR
+ * @smr: the MR, from softiw_mr_get_remote()
+ *
+ * Context: any context.
+ */
+void softiw_mr_put(struct softiw_mr *smr)
+{
+	if (refcount_dec_and_test(&smr->users))
+		wake_up_var(&smr->users);
+}
+
+/* [@to, @to + @len) in @smr? Return: 0, -EOVERFLOW (wraps) or -ERANGE. */
+static int softiw_mr_check_range(const struct softiw_mr *smr, u64 to, u32 len)
+{
+	u64 end;
+
+	if (check_add_overflow(to, (u64)len, &end))
+		return -EOVERFLOW;
+	if (to < smr->mr.iova || end > smr->mr.iova + smr->mr.length)
+		return -ERANGE;
+	return 0;
+}
+
+/**
+ * softiw_mr_get_remote() - validate a remote access and pin its MR
+ * @sdev: the device of the QP the access arrived on
+ * @stag: the STag the peer named
+ * @to: the tagged offset (an address in the MR's iova space)
+ * @len: bytes accessed
+ * @access: KIWI_ACCESS_REMOTE_WRITE or KIWI_ACCESS_REMOTE_READ
+ * @addr: set to the kernel address of @to
+ *
+ * An STag is valid on every QP of the device that registered it, and on
+ * no other: the STag table is per device, and kiwi has no protection
+ * domains. On success the caller copies at most @len bytes at @addr and
+ * then calls softiw_mr_put().
+ *
+ * Context: any context.
+ * Return: the MR, referenced; ERR_PTR(-ENOENT) for an unknown,
+ * stale, invalidated or deregistered STag, -EACCES for missing rights, -EOVERFLOW if
+ * @to + @len wraps around, -ERANGE outside the MR.
+ */
+struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
+				       u64 to, u32 len, u32 access,
+				       void **addr)
+{
+	struct softiw_mr *smr;
+	int ret;
+
+	rcu_read_lock();
+	smr = xa_load(&sdev->mrs, stag >> SOFTIW_STAG_INDEX_SHIFT);
+	if (!smr || smr->mr.rkey != stag || READ_ONCE(smr->invalid) ||
+	    !refcount_inc_not_zero(&smr->users)) {
+		rcu_read_unlock();
+		return ERR_PTR(-ENOENT);
+	}
+	rcu_read_unlock();
+	ret = (smr->access & access) == access ? 0 : -EACCES;
+	if (!ret)
+		ret = softiw_mr_check_range(smr, to, len);
+	if (ret) {
+		softiw_mr_put(smr);
+		return ERR_PTR(ret);
+	}
+	*addr = smr->addr + (to - smr->mr.iova);
+	return smr;
 }
 
 /**
@@ -104,8 +188,8 @@ void softiw_dereg_mr(struct kiwi_mr *mr)
  * An SGE of length 0 names no memory and needs no valid STag.
  *
  * Context: any context.
- * Return: 0, -EINVAL for an unknown STag or a range outside the MR,
- * -EACCES if the MR lacks @access.
+ * Return: 0, -EINVAL for an unknown or invalidated STag or a range
+ * outside the MR, -EACCES if the MR lacks @access.
  */
 int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
 		      u32 access, struct softiw_buf *buf)
@@ -120,7 +204,7 @@ int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
 		return 0;
 	rcu_read_lock();
 	smr = xa_load(&sdev->mrs, sge->lkey >> SOFTIW_STAG_INDEX_SHIFT);
-	if (!smr || smr->mr.lkey != sge->lkey) {
+	if (!smr || smr->mr.lkey != sge->lkey || READ_ONCE(smr->invalid)) {
 		ret = -EINVAL;
 		goto unlock;
 	}
@@ -137,6 +221,70 @@ int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
 	off = sge->addr - smr->mr.iova;
 	buf->addr = smr->addr + off;
 unlock:
+	rcu_read_unlock();
+	return ret;
+}
+
+/* The MR @stag names on @sdev, under RCU; NULL if none. */
+static struct softiw_mr *softiw_mr_lookup(struct softiw_device *sdev,
+					  u32 stag)
+{
+	struct softiw_mr *smr;
+
+	smr = xa_load(&sdev->mrs, stag >> SOFTIW_STAG_INDEX_SHIFT);
+	return smr && smr->mr.rkey == stag ? smr : NULL;
+}
+
+/**
+ * softiw_mr_known() - does an STag name a valid MR of the device?
+ * @sdev: the device
+ * @stag: the STag
+ *
+ * Context: any context.
+ * Return: true if it does.
+ */
+bool softiw_mr_known(struct softiw_device *sdev, u32 stag)
+{
+	struct softiw_mr *smr;
+	bool known;
+
+	rcu_read_lock();
+	smr = softiw_mr_lookup(sdev, stag);
+	known = smr && !READ_ONCE(smr->invalid);
+	rcu_read_unlock();
+	return known;
+}
+
+/**
+ * softiw_mr_invalidate() - invalidate an STag
+ * @sdev: the device
+ * @stag: the STag
+ * @remote: the peer asks (SEND with Invalidate): only an MR with a
+ *	remote right may be invalidated so
+ *
+ * The MR stays registered, but its STag names it no more, for local or
+ * remote access, until it is deregistered (kiwi has no re-registration).
+ * Accesses already checked finish.
+ *
+ * Context: any context.
+ * Return: 0, -ENOENT if @stag names no valid MR, -EACCES if @remote and
+ * the MR has no remote right.
+ */
+int softiw_mr_invalidate(struct softiw_device *sdev, u32 stag, bool remote)
+{
+	struct softiw_mr *smr;
+	int ret = -ENOENT;
+
+	rcu_read_lock();
+	smr = softiw_mr_lookup(sdev, stag);
+	if (smr && !READ_ONCE(smr->invalid)) {
+		ret = 0;
+		if (remote && !(smr->access & (KIWI_ACCESS_REMOTE_READ |
+					       KIWI_ACCESS_REMOTE_WRITE)))
+			ret = -EACCES;
+		else
+			WRITE_ONCE(smr->invalid, true);
+	}
 	rcu_read_unlock();
 	return ret;
 }

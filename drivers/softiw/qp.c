@@ -140,22 +140,46 @@ static struct softiw_cq *softiw_wq_cq(struct softiw_qp *sqp,
 	return softiw_cq(wq == &sqp->sq ? sqp->qp.send_cq : sqp->qp.recv_cq);
 }
 
-/* Report one work request: receive always, send if signaled or failed. */
+/* The completion opcode of a send queue work request. */
+static enum kiwi_wc_opcode softiw_wc_opcode(u8 opcode)
+{
+	switch (opcode) {
+	case KIWI_WR_RDMA_WRITE:
+		return KIWI_WC_RDMA_WRITE;
+	case KIWI_WR_RDMA_READ:
+		return KIWI_WC_RDMA_READ;
+	case KIWI_WR_LOCAL_INV:
+		return KIWI_WC_LOCAL_INV;
+	default:
+		return KIWI_WC_SEND;
+	}
+}
+
+/*
+ * Report one work request: receive always, send if signaled or failed.
+ * @inv_rkey: a RECV's SEND with Invalidate invalidated this STag, or NULL.
+ */
 static int softiw_wq_report(struct softiw_qp *sqp, struct softiw_wq *wq,
-			    u64 wr_id, u8 flags, int status, u32 byte_len,
-			    bool solicited)
+			    u64 wr_id, u8 opcode, u8 flags, int status,
+			    u32 byte_len, bool solicited, const u32 *inv_rkey)
 {
 	struct kiwi_wc wc = {
 		.wr_id = wr_id, .status = status, .qp = &sqp->qp,
 		.byte_len = byte_len,
 	};
 
+	if (inv_rkey) {
+		wc.wc_flags = KIWI_WC_WITH_INVALIDATE;
+		wc.invalidate_rkey = *inv_rkey;
+	}
+
 	lockdep_assert_held(&sqp->lock);
 	if (wq == &sqp->sq) {
 		if (!status && !(flags & KIWI_SEND_SIGNALED))
 			return 0;
-		wc.opcode = KIWI_WC_SEND;
-		wc.byte_len = 0;
+		wc.opcode = softiw_wc_opcode(opcode);
+		if (wc.opcode != KIWI_WC_RDMA_READ)
+			wc.byte_len = 0;
 	} else {
 		wc.opcode = KIWI_WC_RECV;
 	}
@@ -171,11 +195,12 @@ static u32 softiw_wq_flush(struct softiw_qp *sqp, struct softiw_wq *wq)
 	lockdep_assert_held(&sqp->lock);
 	while (wq->count) {
 		wqe = &wq->wqe[wq->head];
-		softiw_wq_report(sqp, wq, wqe->wr_id, wqe->flags, -ECANCELED,
-				 0, false);
+		softiw_wq_report(sqp, wq, wqe->wr_id, wqe->opcode, wqe->flags,
+				 -ECANCELED, 0, false, NULL);
 		wq->head = (wq->head + 1) % wq->size;
 		wq->count--;
 	}
+	wq->sent = 0;
 	return n;
 }
 
@@ -374,26 +399,61 @@ static bool softiw_qp_flushed(struct softiw_qp *sqp)
 	return sqp->state == KIWI_QPS_ERROR && !sqp->flush_pending;
 }
 
+/*
+ * Resolve a send work request's SGEs: a SEND reads up to 1 MiB, an RDMA
+ * WRITE reads and an RDMA READ writes up to 4 GiB - 1 of local memory.
+ */
+static int softiw_sq_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
+			  const struct kiwi_send_wr *wr)
+{
+	switch (wr->opcode) {
+	case KIWI_WR_SEND:
+	case KIWI_WR_SEND_WITH_INV:
+		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge, 0,
+				       SOFTIW_MAX_MSG);
+	case KIWI_WR_LOCAL_INV:
+		if (wr->num_sge)
+			return -EINVAL;
+		if (!softiw_mr_known(sqp->sdev, wr->invalidate_rkey))
+			return -EINVAL;
+		return softiw_wqe_fill(sqp, wqe, NULL, 0, 0, 0);
+	case KIWI_WR_RDMA_WRITE:
+		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge, 0,
+				       U32_MAX);
+	case KIWI_WR_RDMA_READ:
+		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge,
+				       KIWI_ACCESS_LOCAL_WRITE, U32_MAX);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
 static int softiw_sq_add(struct softiw_qp *sqp, const struct kiwi_send_wr *wr)
 {
 	struct softiw_wqe *wqe = softiw_wq_slot(&sqp->sq);
 	int ret;
 
 	lockdep_assert_held(&sqp->lock);
-	if (wr->opcode != KIWI_WR_SEND)
+	if (wr->opcode > KIWI_WR_LOCAL_INV)
 		return -EOPNOTSUPP;
 	if (wr->num_sge < 0 || wr->num_sge > sqp->sq.max_sge)
 		return -EINVAL;
 	if (!wqe)
 		return -ENOMEM;
-	ret = softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge, 0,
-			      SOFTIW_MAX_MSG);
+	ret = softiw_sq_fill(sqp, wqe, wr);
 	if (ret)
 		return ret;
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;
 	wqe->flags = wr->send_flags & (KIWI_SEND_SIGNALED |
 				       KIWI_SEND_SOLICITED);
+	wqe->done = false;
+	wqe->rkey = wr->opcode == KIWI_WR_SEND_WITH_INV ||
+		    wr->opcode == KIWI_WR_LOCAL_INV ?
+		    wr->invalidate_rkey : wr->rkey;
+	wqe->remote_addr = wr->remote_addr;
+	wqe->sink_stag = wr->num_sge ? wr->sg_list[0].lkey : 0;
+	wqe->sink_to = wr->num_sge ? wr->sg_list[0].addr : 0;
 	sqp->sq.count++;
 	return 0;
 }
@@ -409,8 +469,8 @@ int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
 	spin_lock_irqsave(&sqp->lock, flags);
 	for (; wr; wr = wr->next) {
 		if (softiw_qp_flushed(sqp)) {
-			softiw_wq_report(sqp, &sqp->sq, wr->wr_id, 0,
-					 -ECANCELED, 0, false);
+			softiw_wq_report(sqp, &sqp->sq, wr->wr_id, wr->opcode,
+					 0, -ECANCELED, 0, false, NULL);
 			flushed = true;
 			continue;
 		}
@@ -461,8 +521,8 @@ int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
 	spin_lock_irqsave(&sqp->lock, flags);
 	for (; wr; wr = wr->next) {
 		if (softiw_qp_flushed(sqp)) {
-			softiw_wq_report(sqp, &sqp->rq, wr->wr_id, 0,
-					 -ECANCELED, 0, false);
+			softiw_wq_report(sqp, &sqp->rq, wr->wr_id, 0, 0,
+					 -ECANCELED, 0, false, NULL);
 			flushed = true;
 			continue;
 		}
@@ -508,13 +568,15 @@ struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq)
  * @status: 0 or a negative errno
  * @byte_len: receive: bytes placed
  * @solicited: receive: the message asked for a solicited event
+ * @inv_rkey: receive: the STag the message invalidated, or NULL
  *
  * Context: process context, the endpoint's mutex held (the data path).
  * Return: 0; -ECANCELED if the QP is in ERROR (the request was flushed);
  * -EOVERFLOW if the CQ had no room: the caller moves the QP to ERROR.
  */
 int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
-		       int status, u32 byte_len, bool solicited)
+		       int status, u32 byte_len, bool solicited,
+		       const u32 *inv_rkey)
 {
 	struct softiw_wqe *wqe;
 	unsigned long flags;
@@ -524,8 +586,9 @@ int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 	lockdep_assert_held(&sqp->cep->lock);
 	if (wq->count && sqp->state != KIWI_QPS_ERROR) {
 		wqe = &wq->wqe[wq->head];
-		ret = softiw_wq_report(sqp, wq, wqe->wr_id, wqe->flags, status,
-				       byte_len, solicited);
+		ret = softiw_wq_report(sqp, wq, wqe->wr_id, wqe->opcode,
+				       wqe->flags, status, byte_len,
+				       solicited, inv_rkey);
 		wq->head = (wq->head + 1) % wq->size;
 		wq->count--;
 	}
@@ -533,6 +596,134 @@ int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 	if (ret != -ECANCELED)
 		softiw_qp_notify(sqp);
 	return ret;
+}
+
+/**
+ * softiw_sq_next() - the send work request the transmitter takes next
+ * @sqp: the QP
+ *
+ * The oldest one not sent yet; older ones may still wait for their
+ * completion (READs for their response).
+ *
+ * Context: any context.
+ * Return: the entry, or NULL if there is none or the QP is in ERROR.
+ */
+struct softiw_wqe *softiw_sq_next(struct softiw_qp *sqp)
+{
+	struct softiw_wq *sq = &sqp->sq;
+	struct softiw_wqe *wqe = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	if (sq->sent < sq->count && sqp->state != KIWI_QPS_ERROR)
+		wqe = &sq->wqe[(sq->head + sq->sent) % sq->size];
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	return wqe;
+}
+
+/**
+ * softiw_sq_read() - the oldest RDMA READ whose response is awaited
+ * @sqp: the QP
+ *
+ * Read Responses arrive in the order of the requests (RFC 5040).
+ *
+ * Context: any context.
+ * Return: the entry, or NULL if there is none or the QP is in ERROR.
+ */
+struct softiw_wqe *softiw_sq_read(struct softiw_qp *sqp)
+{
+	struct softiw_wq *sq = &sqp->sq;
+	struct softiw_wqe *wqe = NULL, *w;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	for (i = 0; i < sq->sent && sqp->state != KIWI_QPS_ERROR; i++) {
+		w = &sq->wqe[(sq->head + i) % sq->size];
+		if (w->opcode == KIWI_WR_RDMA_READ && !w->done) {
+			wqe = w;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	return wqe;
+}
+
+/* Complete the oldest send work requests that are done, in order. */
+static int softiw_sq_retire(struct softiw_qp *sqp, bool *reported)
+{
+	struct softiw_wq *sq = &sqp->sq;
+	struct softiw_wqe *wqe;
+	int ret = 0;
+
+	lockdep_assert_held(&sqp->lock);
+	while (sq->count && sq->wqe[sq->head].done) {
+		wqe = &sq->wqe[sq->head];
+		if (softiw_wq_report(sqp, sq, wqe->wr_id, wqe->opcode,
+				     wqe->flags, 0, wqe->len, false, NULL))
+			ret = -EOVERFLOW;
+		*reported = true;
+		sq->head = (sq->head + 1) % sq->size;
+		sq->count--;
+		sq->sent--;
+	}
+	return ret;
+}
+
+/*
+ * @wqe was sent (@sent) or its READ response placed: mark it, and
+ * complete what can complete. A sent READ is not done yet.
+ */
+static int softiw_sq_update(struct softiw_qp *sqp, struct softiw_wqe *wqe,
+			    bool sent)
+{
+	bool reported = false;
+	unsigned long flags;
+	int ret = -ECANCELED;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	lockdep_assert_held(&sqp->cep->lock);
+	if (sqp->state != KIWI_QPS_ERROR) {
+		if (sent)
+			sqp->sq.sent++;
+		if (!sent || wqe->opcode != KIWI_WR_RDMA_READ)
+			wqe->done = true;
+		ret = softiw_sq_retire(sqp, &reported);
+	}
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	if (reported)
+		softiw_qp_notify(sqp);
+	return ret;
+}
+
+/**
+ * softiw_sq_sent() - the transmitter is done with a send work request
+ * @sqp: the QP
+ * @wqe: the entry softiw_sq_next() returned, all of it queued on the socket
+ *
+ * A SEND or RDMA WRITE is done; a READ now waits for its response. Send
+ * work requests complete in the order they were posted.
+ *
+ * Context: process context, the endpoint's mutex held (the data path).
+ * Return: 0; -ECANCELED if the QP is in ERROR (the request was flushed);
+ * -EOVERFLOW if a completion did not fit its CQ.
+ */
+int softiw_sq_sent(struct softiw_qp *sqp, struct softiw_wqe *wqe)
+{
+	return softiw_sq_update(sqp, wqe, true);
+}
+
+/**
+ * softiw_sq_read_done() - the last byte of a READ's response is placed
+ * @sqp: the QP
+ * @wqe: the entry softiw_sq_read() returned
+ *
+ * Context: process context, the endpoint's mutex held (the data path).
+ * Return: as softiw_sq_sent().
+ */
+int softiw_sq_read_done(struct softiw_qp *sqp, struct softiw_wqe *wqe)
+{
+	return softiw_sq_update(sqp, wqe, false);
 }
 
 /**

@@ -106,10 +106,14 @@ static int softiw_rtr_send_read(struct softiw_cep *cep)
 		.opcode = SOFTIW_RDMAP_READ_REQ,
 		.last = true,
 		.qn = SOFTIW_DDP_QN_READ_REQ,
-		.msn = 1,
+		.msn = cep->tx.rreq_msn,
 	};
+	int ret;
 
-	return softiw_rtr_put(cep, &h, &body, sizeof(body));
+	ret = softiw_rtr_put(cep, &h, &body, sizeof(body));
+	if (!ret)
+		cep->tx.rreq_msn++;	/* the ULP's first READ is MSN 2 */
+	return ret;
 }
 
 static int softiw_rtr_send_send(struct softiw_cep *cep)
@@ -251,7 +255,10 @@ static bool softiw_rtr_is_response(const struct kiwi_softiw_ddp_hdr *h)
 	       !h->to && h->ulpdu_len == SOFTIW_RTR_TAGGED_LEN;
 }
 
-/* The responder took the RTR: answer a Read; the next SEND is MSN 2. */
+/*
+ * The responder took the RTR: answer a Read. The next SEND, or Read
+ * Request, of the same kind as the RTR is MSN 2.
+ */
 static int softiw_rtr_consume(struct softiw_cep *cep)
 {
 	const struct softiw_rdmap_read_req *rr =
@@ -263,6 +270,7 @@ static int softiw_rtr_consume(struct softiw_cep *cep)
 		cep->rx.msn++;
 		return 0;
 	case SOFTIW_RTR_READ:
+		cep->rx.rreq_msn++;
 		return softiw_rtr_send_tagged(cep, SOFTIW_RDMAP_READ_RESP,
 					get_unaligned_be32(&rr->sink_stag),
 					get_unaligned_be64(&rr->sink_to));

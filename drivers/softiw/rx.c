@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_softiw receive path: the byte stream of an established connection
- * parsed into FPDUs, however TCP cuts it, and untagged SEND segments
+ * parsed into FPDUs, however TCP cuts it. Untagged SEND segments are
  * placed straight from the socket into the oldest posted RECV at their
- * message offset. A RECV completes with the message's length when its
- * last segment is in and its CRC (when negotiated) checked.
+ * message offset; a RECV completes with the message's length when its
+ * last segment is in and its CRC (when negotiated) checked. Tagged RDMA
+ * WRITE segments are placed into the MR their STag names, at their
+ * tagged offset, once STag, rights and bounds are checked; Read
+ * Responses into the oldest READ awaiting one. Read Requests are checked
+ * and queued for the transmitter to answer, at most IRD at a time.
  *
  * Nothing the peer sends is buffered beyond one header, one trailer and
- * the first bytes of a TERMINATE body, and nothing is written outside a
- * posted RECV: a message that does not fit, a SEND without a RECV, a bad
- * MSN or MO, a bad CRC, version or opcode all stop the receiver with the
- * cause for a TERMINATE (RFC 5040 section 7, RFC 5041 section 7).
+ * the first bytes of a TERMINATE body (or a Read Request's), and nothing
+ * is written outside a posted RECV, a READ's buffers, or an MR that
+ * grants remote write: a message that does not fit, a SEND without a
+ * RECV, a bad MSN or MO, an STag, offset or right that does not check
+ * out, a bad CRC, version or opcode all stop the receiver with the cause
+ * for a TERMINATE (RFC 5040 section 7, RFC 5041 section 7).
  *
  * Runs in the endpoint's work under its mutex.
  */
@@ -40,6 +46,7 @@ void softiw_rx_start(struct softiw_cep *cep)
 	lockdep_assert_held(&cep->lock);
 	memset(&cep->rx, 0, sizeof(cep->rx));
 	cep->rx.msn = 1;
+	cep->rx.rreq_msn = 1;
 }
 
 static int softiw_rx_refuse(struct softiw_rx *rx, u8 layer, u8 etype,
@@ -55,6 +62,50 @@ static int softiw_rx_untagged_error(struct softiw_rx *rx, u8 ecode)
 {
 	return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_DDP,
 				SOFTIW_TERM_DDP_UNTAGGED, ecode);
+}
+
+static int softiw_rx_tagged_error(struct softiw_rx *rx, u8 ecode)
+{
+	return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_DDP,
+				SOFTIW_TERM_DDP_TAGGED, ecode);
+}
+
+/*
+ * The DDP tagged error code for a softiw_mr_get_remote() error. DDP has
+ * no code for missing rights: like siw, report an invalid STag.
+ */
+static u8 softiw_ddp_access_ecode(int err)
+{
+	switch (err) {
+	case -ERANGE:
+		return SOFTIW_TERM_DDP_T_BOUNDS;
+	case -EOVERFLOW:
+		return SOFTIW_TERM_DDP_T_TO_WRAP;
+	default:
+		return SOFTIW_TERM_DDP_T_INV_STAG;
+	}
+}
+
+/**
+ * softiw_rdmap_access_ecode() - the RDMAP remote protection error code
+ *	for a softiw_mr_get_remote() error
+ * @err: the error
+ *
+ * Context: any context.
+ * Return: the code.
+ */
+u8 softiw_rdmap_access_ecode(int err)
+{
+	switch (err) {
+	case -ERANGE:
+		return SOFTIW_TERM_RDMAP_BOUNDS;
+	case -EOVERFLOW:
+		return SOFTIW_TERM_RDMAP_TO_WRAP;
+	case -EACCES:
+		return SOFTIW_TERM_RDMAP_ACCESS;
+	default:
+		return SOFTIW_TERM_RDMAP_INV_STAG;
+	}
 }
 
 /* Receive into @vec; 0 at the end of the stream becomes -ENOTCONN. */
@@ -138,12 +189,56 @@ static int softiw_rx_begin_send(struct softiw_cep *cep)
 		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_INV_MO);
 	if (rx->left > rx->wqe->len - rx->mo) {
 		/* The RECV learns why; the TERMINATE tells the peer. */
-		ret = softiw_wq_complete(sqp, &sqp->rq, -EMSGSIZE, 0, false);
+		ret = softiw_wq_complete(sqp, &sqp->rq, -EMSGSIZE, 0, false,
+					 NULL);
 		rx->wqe = NULL;
 		if (ret == -EOVERFLOW)
 			return ret;
 		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_TOO_LONG);
 	}
+	return 0;
+}
+
+/*
+ * An RDMA WRITE segment: its STag must name an MR of this device that
+ * grants remote write, and the segment must fit it. Zero-length segments
+ * are checked too (a peer-to-peer RTR hook would claim its zero-length
+ * WRITE before this).
+ */
+static int softiw_rx_begin_write(struct softiw_cep *cep)
+{
+	struct softiw_rx *rx = &cep->rx;
+	struct softiw_mr *smr;
+	void *addr;
+
+	smr = softiw_mr_get_remote(cep->sdev, rx->h.stag, rx->h.to, rx->left,
+				   KIWI_ACCESS_REMOTE_WRITE, &addr);
+	if (IS_ERR(smr))
+		return softiw_rx_tagged_error(rx,
+				softiw_ddp_access_ecode(PTR_ERR(smr)));
+	softiw_mr_put(smr);
+	return 0;
+}
+
+/*
+ * A Read Response segment: it answers the oldest READ still waiting, to
+ * the sink STag that READ named, at the next offset of its buffer.
+ */
+static int softiw_rx_begin_rresp(struct softiw_cep *cep)
+{
+	struct softiw_rx *rx = &cep->rx;
+	struct softiw_qp *sqp = cep->qp;
+	struct softiw_wqe *wqe = softiw_sq_read(sqp);
+
+	if (!wqe && softiw_qp_state(sqp) == KIWI_QPS_ERROR)
+		return -ECONNABORTED;
+	if (!wqe || rx->h.stag != wqe->sink_stag)
+		return softiw_rx_tagged_error(rx, SOFTIW_TERM_DDP_T_INV_STAG);
+	if (rx->h.to != wqe->sink_to + rx->rmo ||
+	    rx->left > wqe->len - rx->rmo ||
+	    (rx->h.last && rx->rmo + rx->left != wqe->len))
+		return softiw_rx_tagged_error(rx, SOFTIW_TERM_DDP_T_BOUNDS);
+	rx->rwqe = wqe;
 	return 0;
 }
 
@@ -155,6 +250,8 @@ static int softiw_rx_begin(struct softiw_cep *cep)
 	switch (rx->h.opcode) {
 	case SOFTIW_RDMAP_SEND:
 	case SOFTIW_RDMAP_SEND_SE:
+	case SOFTIW_RDMAP_SEND_INV:
+	case SOFTIW_RDMAP_SEND_SE_INV:
 		return softiw_rx_begin_send(cep);
 	case SOFTIW_RDMAP_TERMINATE:
 		/* The only message of queue 2: one with another MSN is bogus. */
@@ -162,21 +259,16 @@ static int softiw_rx_begin(struct softiw_cep *cep)
 			return -ECONNRESET;
 		rx->term_len = 0;
 		return 0;
-	case SOFTIW_RDMAP_SEND_INV:
-	case SOFTIW_RDMAP_SEND_SE_INV:
-		/* No STag is valid for the peer: none can be invalidated. */
-		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
-					SOFTIW_TERM_RDMAP_PROTECTION,
-					SOFTIW_TERM_RDMAP_NO_INV);
 	case SOFTIW_RDMAP_READ_REQ:
-		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
-					SOFTIW_TERM_RDMAP_PROTECTION,
-					SOFTIW_TERM_RDMAP_INV_STAG);
+		if (rx->h.msn != rx->rreq_msn)
+			return softiw_rx_untagged_error(rx,
+						SOFTIW_TERM_DDP_U_MSN_RANGE);
+		rx->term_len = 0;
+		return 0;
+	case SOFTIW_RDMAP_WRITE:
+		return softiw_rx_begin_write(cep);
 	default:
-		/* RDMA Write, Read Response: no tagged buffer exists. */
-		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_DDP,
-					SOFTIW_TERM_DDP_TAGGED,
-					SOFTIW_TERM_DDP_T_INV_STAG);
+		return softiw_rx_begin_rresp(cep);
 	}
 }
 
@@ -215,30 +307,13 @@ static u32 softiw_rx_crc(u32 crc, const struct kvec *vec, size_t len)
 	return crc;
 }
 
-/* Read payload: into the RECV for a SEND, else the TERMINATE body. */
-static int softiw_rx_payload(struct softiw_cep *cep, u32 *budget)
+/* Receive @want bytes into @vec, adding them to the CRC and the budget. */
+static int softiw_rx_take(struct softiw_cep *cep, struct kvec *vec,
+			  size_t nvec, u32 want, u32 *budget)
 {
 	struct softiw_rx *rx = &cep->rx;
-	struct kvec vec[SOFTIW_MAX_SGE];
-	u8 scratch[64];
-	u32 want = min(rx->left, *budget);
-	size_t nvec;
 	int ret;
 
-	if (rx->h.opcode == SOFTIW_RDMAP_TERMINATE) {
-		nvec = 1;
-		if (rx->term_len < sizeof(rx->term)) {
-			vec[0].iov_base = rx->term + rx->term_len;
-			vec[0].iov_len = sizeof(rx->term) - rx->term_len;
-		} else {
-			vec[0].iov_base = scratch;
-			vec[0].iov_len = sizeof(scratch);
-		}
-		want = min_t(u32, want, vec[0].iov_len);
-		vec[0].iov_len = want;
-	} else {
-		nvec = softiw_wqe_kvec(rx->wqe, rx->mo, want, vec);
-	}
 	ret = softiw_rx_recv(cep, vec, nvec, want);
 	if (ret < 0)
 		return ret;
@@ -246,13 +321,83 @@ static int softiw_rx_payload(struct softiw_cep *cep, u32 *budget)
 		rx->crc = softiw_rx_crc(rx->crc, vec, ret);
 	rx->left -= ret;
 	*budget -= min_t(u32, *budget, ret);
-	if (rx->h.opcode == SOFTIW_RDMAP_TERMINATE) {
-		if (vec[0].iov_base != scratch)
-			rx->term_len += ret;
-	} else {
-		rx->mo += ret;
+	return ret;
+}
+
+/*
+ * The body of a TERMINATE or Read Request: its first SOFTIW_TERM_KEEP
+ * bytes are kept, the rest (of a TERMINATE) discarded.
+ */
+static int softiw_rx_body(struct softiw_cep *cep, u32 want, u32 *budget)
+{
+	struct softiw_rx *rx = &cep->rx;
+	u8 scratch[64];
+	struct kvec vec = { .iov_base = scratch, .iov_len = sizeof(scratch) };
+	int ret;
+
+	if (rx->term_len < sizeof(rx->term)) {
+		vec.iov_base = rx->term + rx->term_len;
+		vec.iov_len = sizeof(rx->term) - rx->term_len;
 	}
-	return 0;
+	vec.iov_len = min_t(u32, want, vec.iov_len);
+	ret = softiw_rx_take(cep, &vec, 1, vec.iov_len, budget);
+	if (ret > 0 && vec.iov_base != scratch)
+		rx->term_len += ret;
+	return ret;
+}
+
+/* WRITE payload, into the MR checked again for every piece. */
+static int softiw_rx_place(struct softiw_cep *cep, u32 want, u32 *budget)
+{
+	struct softiw_rx *rx = &cep->rx;
+	u32 off = rx->h.ulpdu_len - (SOFTIW_TAGGED_HLEN -
+				     SOFTIW_MPA_LEN_SIZE) - rx->left;
+	struct softiw_mr *smr;
+	struct kvec vec;
+	int ret;
+
+	smr = softiw_mr_get_remote(cep->sdev, rx->h.stag, rx->h.to + off, want,
+				   KIWI_ACCESS_REMOTE_WRITE, &vec.iov_base);
+	if (IS_ERR(smr))
+		return softiw_rx_tagged_error(rx,
+				softiw_ddp_access_ecode(PTR_ERR(smr)));
+	vec.iov_len = want;
+	ret = softiw_rx_take(cep, &vec, 1, want, budget);
+	softiw_mr_put(smr);
+	return ret;
+}
+
+/* Read payload into where its segment belongs. */
+static int softiw_rx_payload(struct softiw_cep *cep, u32 *budget)
+{
+	struct softiw_rx *rx = &cep->rx;
+	struct kvec vec[SOFTIW_MAX_SGE];
+	u32 want = min(rx->left, *budget);
+	size_t nvec;
+	int ret;
+
+	switch (rx->h.opcode) {
+	case SOFTIW_RDMAP_TERMINATE:
+	case SOFTIW_RDMAP_READ_REQ:
+		ret = softiw_rx_body(cep, want, budget);
+		break;
+	case SOFTIW_RDMAP_WRITE:
+		ret = softiw_rx_place(cep, want, budget);
+		break;
+	case SOFTIW_RDMAP_READ_RESP:
+		nvec = softiw_wqe_kvec(rx->rwqe, rx->rmo, want, vec);
+		ret = softiw_rx_take(cep, vec, nvec, want, budget);
+		if (ret > 0)
+			rx->rmo += ret;
+		break;
+	default:
+		nvec = softiw_wqe_kvec(rx->wqe, rx->mo, want, vec);
+		ret = softiw_rx_take(cep, vec, nvec, want, budget);
+		if (ret > 0)
+			rx->mo += ret;
+		break;
+	}
+	return ret < 0 ? ret : 0;
 }
 
 /* A TERMINATE from the peer: keep its cause; the QP goes to ERROR. */
@@ -270,26 +415,110 @@ static int softiw_rx_terminated(struct softiw_cep *cep)
 	return -ECONNRESET;
 }
 
+/*
+ * The last segment of a SEND: its RECV completes. A SEND with Invalidate
+ * first invalidates the STag it names, which must be one of this
+ * device's MRs with a remote right.
+ */
+static int softiw_rx_send_done(struct softiw_cep *cep)
+{
+	struct softiw_rx *rx = &cep->rx;
+	struct softiw_qp *sqp = cep->qp;
+	u8 op = rx->h.opcode;
+	bool se = op == SOFTIW_RDMAP_SEND_SE || op == SOFTIW_RDMAP_SEND_SE_INV;
+	bool inv = op == SOFTIW_RDMAP_SEND_INV ||
+		   op == SOFTIW_RDMAP_SEND_SE_INV;
+	int ret;
+
+	if (inv && softiw_mr_invalidate(cep->sdev, rx->h.stag, true))
+		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
+					SOFTIW_TERM_RDMAP_PROTECTION,
+					SOFTIW_TERM_RDMAP_NO_INV);
+	rx->wqe = NULL;
+	rx->msn++;
+	ret = softiw_wq_complete(sqp, &sqp->rq, 0, rx->mo, se,
+				 inv ? &rx->h.stag : NULL);
+	return ret == -ECANCELED ? 0 : ret;
+}
+
+/* The last segment of a Read Response: its READ completes. */
+static int softiw_rx_rresp_done(struct softiw_cep *cep)
+{
+	struct softiw_rx *rx = &cep->rx;
+	struct softiw_wqe *wqe = rx->rwqe;
+	int ret;
+
+	rx->rwqe = NULL;
+	rx->rmo = 0;
+	softiw_tx_read_done(cep);
+	ret = softiw_sq_read_done(cep->qp, wqe);
+	return ret == -ECANCELED ? 0 : ret;
+}
+
+/*
+ * A Read Request: at most IRD are served at once, and its source must
+ * name an MR of this device that grants remote read, and fit it.
+ */
+static int softiw_rx_read_request(struct softiw_cep *cep)
+{
+	struct softiw_rx *rx = &cep->rx;
+	const struct softiw_rdmap_read_req *b = (const void *)rx->term;
+	struct softiw_rresp r = {
+		.sink_stag = get_unaligned_be32(&b->sink_stag),
+		.sink_to = get_unaligned_be64(&b->sink_to),
+		.len = get_unaligned_be32(&b->size),
+		.src_stag = get_unaligned_be32(&b->src_stag),
+		.src_to = get_unaligned_be64(&b->src_to),
+	};
+	struct softiw_mr *smr;
+	void *addr;
+
+	rx->rreq_msn++;
+	if (cep->tx.irq_count >= cep->tx.ird)
+		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
+					SOFTIW_TERM_RDMAP_OPERATION,
+					SOFTIW_TERM_RDMAP_STREAM);
+	smr = softiw_mr_get_remote(cep->sdev, r.src_stag, r.src_to, r.len,
+				   KIWI_ACCESS_REMOTE_READ, &addr);
+	if (IS_ERR(smr))
+		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
+					SOFTIW_TERM_RDMAP_PROTECTION,
+				softiw_rdmap_access_ecode(PTR_ERR(smr)));
+	softiw_mr_put(smr);
+	return softiw_tx_read_request(cep, &r);
+}
+
 /* The whole FPDU is in and its CRC good: complete what it completes. */
 static int softiw_rx_done(struct softiw_cep *cep)
 {
 	struct softiw_rx *rx = &cep->rx;
-	struct softiw_qp *sqp = cep->qp;
-	bool se = rx->h.opcode == SOFTIW_RDMAP_SEND_SE;
-	int ret;
+	int ret = 0;
 
-	rx->stage = SOFTIW_RX_HDR;
-	rx->got = 0;
-	rx->hdr_ok = false;
 	rx->fpdus++;
-	if (rx->h.opcode == SOFTIW_RDMAP_TERMINATE)
+	switch (rx->h.opcode) {
+	case SOFTIW_RDMAP_TERMINATE:
 		return softiw_rx_terminated(cep);
-	if (!rx->h.last)
-		return 0;
-	rx->wqe = NULL;
-	rx->msn++;
-	ret = softiw_wq_complete(sqp, &sqp->rq, 0, rx->mo, se);
-	return ret == -ECANCELED ? 0 : ret;
+	case SOFTIW_RDMAP_READ_REQ:
+		ret = softiw_rx_read_request(cep);
+		break;
+	case SOFTIW_RDMAP_WRITE:
+		break;
+	case SOFTIW_RDMAP_READ_RESP:
+		if (rx->h.last)
+			ret = softiw_rx_rresp_done(cep);
+		break;
+	default:
+		if (rx->h.last)
+			ret = softiw_rx_send_done(cep);
+		break;
+	}
+	/* A refused segment's header stays for the TERMINATE to copy. */
+	if (ret != -EPROTO) {
+		rx->stage = SOFTIW_RX_HDR;
+		rx->got = 0;
+		rx->hdr_ok = false;
+	}
+	return ret;
 }
 
 /* Read pad and CRC; check the CRC. */

@@ -36,8 +36,6 @@
  * @detach_work: unregisters the device after its netdev went away
  * @qps: live QPs by number
  * @mrs: the STag table: MRs by STag index (the STag without its key byte)
- * @mr_key: key byte of the next STag, so that a reused index gets a new
- *	STag
  */
 struct softiw_device {
 	struct kiwi_device kdev;
@@ -46,7 +44,6 @@ struct softiw_device {
 	struct work_struct detach_work;
 	struct xarray qps;
 	struct xarray mrs;
-	atomic_t mr_key;
 };
 
 struct softiw_cep;
@@ -56,12 +53,18 @@ struct softiw_cep;
  * @mr: the core's MR; lkey and rkey are the same STag
  * @addr: the kernel virtual address of its first byte
  * @access: KIWI_ACCESS_* rights
+ * @users: the STag table's reference and one per remote access in
+ *	progress; deregistration waits until it is zero
+ * @invalid: invalidated (LOCAL_INV, or a peer's SEND with Invalidate):
+ *	its STag no longer names it, locally or remotely
  * @rcu: frees it after the readers of the STag table are done
  */
 struct softiw_mr {
 	struct kiwi_mr mr;
 	void *addr;
 	u32 access;
+	refcount_t users;
+	bool invalid;
 	struct rcu_head rcu;
 };
 
@@ -81,7 +84,15 @@ struct softiw_buf {
  * @opcode: send queue: &enum kiwi_wr_opcode
  * @flags: send queue: KIWI_SEND_* flags
  * @nbuf: entries used at @buf
+ * @done: send queue: transmitted (a READ: its response placed); it
+ *	completes once every older request has
  * @len: total bytes at @buf
+ * @rkey: RDMA WRITE and READ: the peer's STag; SEND_WITH_INV: the
+ *	peer's STag to invalidate; LOCAL_INV: this end's
+ * @remote_addr: RDMA WRITE and READ: the tagged offset there
+ * @sink_stag: RDMA READ: the STag the Read Response is placed in, the
+ *	first SGE's (0 if there is none)
+ * @sink_to: RDMA READ: the tagged offset of its first byte
  * @buf: the local buffers
  */
 struct softiw_wqe {
@@ -89,7 +100,12 @@ struct softiw_wqe {
 	u8 opcode;
 	u8 flags;
 	u8 nbuf;
+	bool done;
 	u32 len;
+	u32 rkey;
+	u64 remote_addr;
+	u32 sink_stag;
+	u64 sink_to;
 	struct softiw_buf buf[SOFTIW_MAX_SGE];
 };
 
@@ -101,6 +117,8 @@ struct softiw_wqe {
  * @max_sge: SGEs allowed per work request
  * @head: index of the oldest entry
  * @count: entries queued
+ * @sent: send queue: entries from @head on that the transmitter is done
+ *	with (sent, or READs waiting for their response)
  */
 struct softiw_wq {
 	struct softiw_wqe *wqe;
@@ -108,6 +126,7 @@ struct softiw_wq {
 	u32 max_sge;
 	u32 head;
 	u32 count;
+	u32 sent;
 };
 
 /**
@@ -217,7 +236,12 @@ int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
 void softiw_qp_flush(struct softiw_qp *sqp);
 struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq);
 int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
-		       int status, u32 byte_len, bool solicited);
+		       int status, u32 byte_len, bool solicited,
+		       const u32 *inv_rkey);
+struct softiw_wqe *softiw_sq_next(struct softiw_qp *sqp);
+struct softiw_wqe *softiw_sq_read(struct softiw_qp *sqp);
+int softiw_sq_sent(struct softiw_qp *sqp, struct softiw_wqe *wqe);
+int softiw_sq_read_done(struct softiw_qp *sqp, struct softiw_wqe *wqe);
 enum kiwi_qp_state softiw_qp_state(struct softiw_qp *sqp);
 enum kiwi_qp_state kiwi_softiw_qp_state(struct kiwi_qp *qp);
 u16 kiwi_softiw_qp_mulpdu(struct kiwi_qp *qp);
@@ -243,5 +267,11 @@ struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
 void softiw_dereg_mr(struct kiwi_mr *mr);
 int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
 		      u32 access, struct softiw_buf *buf);
+struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
+				       u64 to, u32 len, u32 access,
+				       void **addr);
+void softiw_mr_put(struct softiw_mr *smr);
+int softiw_mr_invalidate(struct softiw_device *sdev, u32 stag, bool remote);
+bool softiw_mr_known(struct softiw_device *sdev, u32 stag);
 
 #endif /* _KIWI_SOFTIW_H */

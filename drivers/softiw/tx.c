@@ -2,14 +2,17 @@
 /*
  * kiwi_softiw transmit path: SEND work requests become DDP untagged
  * messages on queue 0 (MSN counted from 1, MO of each segment, L on the
- * last) with the RDMAP SEND header, cut into FPDUs of at most MULPDU
- * bytes of ULPDU, sealed with pad and CRC, and queued on the TCP socket
- * without ever blocking. Also the TERMINATE message.
+ * last) with the RDMAP SEND header; RDMA WRITEs tagged messages to the
+ * peer's STag; RDMA READs a Read Request on queue 1; the peer's Read
+ * Requests tagged Read Responses. Each is cut into FPDUs of at most
+ * MULPDU bytes of ULPDU, sealed with pad and CRC, and queued on the TCP
+ * socket without ever blocking. Also the TERMINATE message.
  *
  * Runs in the endpoint's work under its mutex. A full socket stops the
  * transmitter with the rest of an FPDU pending; the socket's write space
- * callback queues the work again. A SEND completes, in order, once its
- * last FPDU is queued on the socket.
+ * callback queues the work again. A SEND or WRITE is done once its last
+ * FPDU is queued on the socket, a READ once its response is placed (by
+ * the receiver); send work requests complete in posting order.
  */
 #include <asm/unaligned.h>
 #include <kunit/visibility.h>
@@ -44,21 +47,32 @@ static u16 softiw_tx_mulpdu(struct sock *sk)
 /**
  * softiw_tx_start() - prepare the transmitter of a new connection
  * @cep: the endpoint, MPA done, QP bound
+ * @res: what MPA negotiated: IRD sizes the queue of Read Requests served,
+ *	ORD bounds the READs sent
  *
  * The FPDU buffer comes with the first FPDU (softiw_tx_buf()): a
  * connection that sends nothing does not hold one.
  *
  * Context: process context, the endpoint's mutex held.
- * Return: 0.
+ * Return: 0 or -ENOMEM.
  */
-int softiw_tx_start(struct softiw_cep *cep)
+int softiw_tx_start(struct softiw_cep *cep,
+		    const struct kiwi_softiw_mpa_result *res)
 {
 	struct softiw_tx *tx = &cep->tx;
 	unsigned long flags;
 
 	lockdep_assert_held(&cep->lock);
 	tx->mulpdu = softiw_tx_mulpdu(cep->sock->sk);
+	tx->ird = min_t(u16, res->ird, SOFTIW_MAX_IRD_ORD);
+	tx->ord = res->ord;
+	if (tx->ird) {
+		tx->irq = kcalloc(tx->ird, sizeof(*tx->irq), GFP_KERNEL);
+		if (!tx->irq)
+			return -ENOMEM;
+	}
 	tx->msn = 1;
+	tx->rreq_msn = 1;
 	spin_lock_irqsave(&cep->qp->lock, flags);
 	cep->qp->mulpdu = tx->mulpdu;
 	spin_unlock_irqrestore(&cep->qp->lock, flags);
@@ -76,6 +90,45 @@ void softiw_tx_stop(struct softiw_cep *cep)
 	kvfree(cep->tx.buf);
 	cep->tx.buf = NULL;
 	cep->tx.len = 0;
+	kfree(cep->tx.irq);
+	cep->tx.irq = NULL;
+	cep->tx.irq_count = 0;
+}
+
+/**
+ * softiw_tx_read_request() - queue the answer to a peer's Read Request
+ * @cep: the established endpoint
+ * @req: the request, its source already validated
+ *
+ * Context: process context, the endpoint's mutex held.
+ * Return: 0, or -ENOSPC if IRD requests are queued already.
+ */
+int softiw_tx_read_request(struct softiw_cep *cep,
+			   const struct softiw_rresp *req)
+{
+	struct softiw_tx *tx = &cep->tx;
+
+	lockdep_assert_held(&cep->lock);
+	if (tx->irq_count >= tx->ird)
+		return -ENOSPC;
+	tx->irq[(tx->irq_head + tx->irq_count) % tx->ird] = *req;
+	tx->irq_count++;
+	return 0;
+}
+
+/**
+ * softiw_tx_read_done() - a READ's response is all placed
+ * @cep: the established endpoint
+ *
+ * Frees its place among the ORD outstanding READs.
+ *
+ * Context: process context, the endpoint's mutex held.
+ */
+void softiw_tx_read_done(struct softiw_cep *cep)
+{
+	lockdep_assert_held(&cep->lock);
+	if (!WARN_ON_ONCE(!cep->tx.reads))
+		cep->tx.reads--;
 }
 
 /* The FPDU buffer, allocated for the first FPDU. Return: 0 or -ENOMEM. */
@@ -152,17 +205,48 @@ static void softiw_wqe_copy_out(const struct softiw_wqe *wqe, u32 off,
 	}
 }
 
-/* Frame the next segment of @wqe's message into the FPDU buffer. */
-static void softiw_tx_frame(struct softiw_cep *cep,
-			    const struct softiw_wqe *wqe)
+/* Seal the FPDU whose header and payload are at tx->buf. */
+static void softiw_tx_seal(struct softiw_cep *cep, bool last)
 {
 	struct softiw_tx *tx = &cep->tx;
-	u32 room = tx->mulpdu - (SOFTIW_UNTAGGED_HLEN - SOFTIW_MPA_LEN_SIZE);
-	u32 n = min(wqe->len - tx->mo, room);
+
+	tx->len = kiwi_softiw_fpdu_seal(tx->buf,
+					kiwi_softiw_fpdu_size(tx->mulpdu),
+					cep->crc);
+	tx->sent = 0;
+	tx->last = last;
+	tx->term = false;
+}
+
+/* Payload bytes of the next segment of a message of @len bytes. */
+static u32 softiw_tx_room(const struct softiw_tx *tx, u32 len, u32 hlen)
+{
+	return min(len - tx->mo, tx->mulpdu - (hlen - SOFTIW_MPA_LEN_SIZE));
+}
+
+/* The RDMAP opcode of a SEND work request. */
+static u8 softiw_tx_send_opcode(const struct softiw_wqe *wqe)
+{
+	bool se = wqe->flags & KIWI_SEND_SOLICITED;
+
+	if (wqe->opcode == KIWI_WR_SEND_WITH_INV)
+		return se ? SOFTIW_RDMAP_SEND_SE_INV : SOFTIW_RDMAP_SEND_INV;
+	return se ? SOFTIW_RDMAP_SEND_SE : SOFTIW_RDMAP_SEND;
+}
+
+/*
+ * The next segment of a SEND: untagged, queue 0; with Invalidate, every
+ * segment names the STag to invalidate.
+ */
+static void softiw_tx_frame_send(struct softiw_cep *cep,
+				 const struct softiw_wqe *wqe)
+{
+	struct softiw_tx *tx = &cep->tx;
+	u32 n = softiw_tx_room(tx, wqe->len, SOFTIW_UNTAGGED_HLEN);
 	struct kiwi_softiw_ddp_hdr h = {
 		.ulpdu_len = SOFTIW_UNTAGGED_HLEN - SOFTIW_MPA_LEN_SIZE + n,
-		.opcode = wqe->flags & KIWI_SEND_SOLICITED ?
-			  SOFTIW_RDMAP_SEND_SE : SOFTIW_RDMAP_SEND,
+		.opcode = softiw_tx_send_opcode(wqe),
+		.stag = wqe->opcode == KIWI_WR_SEND_WITH_INV ? wqe->rkey : 0,
 		.last = tx->mo + n == wqe->len,
 		.qn = SOFTIW_DDP_QN_SEND,
 		.msn = tx->msn,
@@ -172,18 +256,174 @@ static void softiw_tx_frame(struct softiw_cep *cep,
 	int hlen = kiwi_softiw_fpdu_put_hdr(&h, tx->buf, size);
 
 	softiw_wqe_copy_out(wqe, tx->mo, tx->buf + hlen, n);
-	tx->len = kiwi_softiw_fpdu_seal(tx->buf, size, cep->crc);
-	tx->sent = 0;
 	tx->mo += n;
-	tx->last = h.last;
-	tx->term = false;
+	softiw_tx_seal(cep, h.last);
 }
 
-/* The pending FPDU is queued: count it, complete its SEND if it was last. */
+/* The next segment of an RDMA WRITE: tagged, to the peer's STag. */
+static void softiw_tx_frame_write(struct softiw_cep *cep,
+				  const struct softiw_wqe *wqe)
+{
+	struct softiw_tx *tx = &cep->tx;
+	u32 n = softiw_tx_room(tx, wqe->len, SOFTIW_TAGGED_HLEN);
+	struct kiwi_softiw_ddp_hdr h = {
+		.ulpdu_len = SOFTIW_TAGGED_HLEN - SOFTIW_MPA_LEN_SIZE + n,
+		.opcode = SOFTIW_RDMAP_WRITE,
+		.tagged = true,
+		.last = tx->mo + n == wqe->len,
+		.stag = wqe->rkey,
+		.to = wqe->remote_addr + tx->mo,
+	};
+	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
+	int hlen = kiwi_softiw_fpdu_put_hdr(&h, tx->buf, size);
+
+	softiw_wqe_copy_out(wqe, tx->mo, tx->buf + hlen, n);
+	tx->mo += n;
+	softiw_tx_seal(cep, h.last);
+}
+
+/* An RDMA Read Request: untagged, queue 1, one segment. */
+static void softiw_tx_frame_read(struct softiw_cep *cep,
+				 const struct softiw_wqe *wqe)
+{
+	struct softiw_tx *tx = &cep->tx;
+	struct softiw_rdmap_read_req *body;
+	struct kiwi_softiw_ddp_hdr h = {
+		.ulpdu_len = SOFTIW_UNTAGGED_HLEN - SOFTIW_MPA_LEN_SIZE +
+			     sizeof(*body),
+		.opcode = SOFTIW_RDMAP_READ_REQ,
+		.last = true,
+		.qn = SOFTIW_DDP_QN_READ_REQ,
+		.msn = tx->rreq_msn,
+	};
+	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
+
+	body = (void *)(tx->buf + kiwi_softiw_fpdu_put_hdr(&h, tx->buf, size));
+	put_unaligned_be32(wqe->sink_stag, &body->sink_stag);
+	put_unaligned_be64(wqe->sink_to, &body->sink_to);
+	put_unaligned_be32(wqe->len, &body->size);
+	put_unaligned_be32(wqe->rkey, &body->src_stag);
+	put_unaligned_be64(wqe->remote_addr, &body->src_to);
+	softiw_tx_seal(cep, true);
+}
+
+/* Report a failed remote read of this end's memory with a TERMINATE. */
+static int softiw_tx_refuse(struct softiw_cep *cep, int err)
+{
+	cep->rx.hdr_ok = false;
+	cep->rx.cause = (struct kiwi_softiw_term_cause) {
+		.layer = SOFTIW_TERM_LAYER_RDMAP,
+		.etype = SOFTIW_TERM_RDMAP_PROTECTION,
+		.ecode = softiw_rdmap_access_ecode(err),
+	};
+	return -EPROTO;
+}
+
+/*
+ * The next segment of the oldest Read Response: tagged, to the
+ * requester's sink. The source is validated again for every segment:
+ * the ULP may have deregistered it since the request arrived.
+ */
+static int softiw_tx_frame_rresp(struct softiw_cep *cep)
+{
+	struct softiw_tx *tx = &cep->tx;
+	const struct softiw_rresp *r = &tx->irq[tx->irq_head];
+	u32 n = softiw_tx_room(tx, r->len, SOFTIW_TAGGED_HLEN);
+	struct kiwi_softiw_ddp_hdr h = {
+		.ulpdu_len = SOFTIW_TAGGED_HLEN - SOFTIW_MPA_LEN_SIZE + n,
+		.opcode = SOFTIW_RDMAP_READ_RESP,
+		.tagged = true,
+		.last = tx->mo + n == r->len,
+		.stag = r->sink_stag,
+		.to = r->sink_to + tx->mo,
+	};
+	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
+	int hlen = kiwi_softiw_fpdu_put_hdr(&h, tx->buf, size);
+	struct softiw_mr *smr;
+	void *src;
+
+	if (n) {
+		smr = softiw_mr_get_remote(cep->sdev, r->src_stag,
+					   r->src_to + tx->mo, n,
+					   KIWI_ACCESS_REMOTE_READ, &src);
+		if (IS_ERR(smr))
+			return softiw_tx_refuse(cep, PTR_ERR(smr));
+		memcpy(tx->buf + hlen, src, n);
+		softiw_mr_put(smr);
+	}
+	tx->mo += n;
+	softiw_tx_seal(cep, h.last);
+	return 0;
+}
+
+/*
+ * A LOCAL_INV reached the head of what is to be sent: it takes effect
+ * now, after every older work request was sent. Its STag was valid when
+ * posted; one invalidated or deregistered since is gone all the same.
+ */
+static int softiw_tx_local_inv(struct softiw_cep *cep)
+{
+	struct softiw_wqe *wqe = cep->tx.wqe;
+	int ret;
+
+	softiw_mr_invalidate(cep->sdev, wqe->rkey, false);
+	cep->tx.wqe = NULL;
+	ret = softiw_sq_sent(cep->qp, wqe);
+	return ret == -ECANCELED ? 0 : ret;
+}
+
+/*
+ * Frame the next segment of the current message, or start one.
+ * Return: 0, -ENODATA if there is nothing to send, -EPROTO for a Read
+ * Response whose source is gone, -ENOMEM if there is no FPDU buffer.
+ */
+static int softiw_tx_frame(struct softiw_cep *cep)
+{
+	struct softiw_tx *tx = &cep->tx;
+	struct softiw_qp *sqp = cep->qp;
+	enum kiwi_qp_state state = softiw_qp_state(sqp);
+	struct softiw_wqe *wqe;
+
+	if (state == KIWI_QPS_ERROR || state == KIWI_QPS_TERMINATE)
+		return -ENODATA;
+	if (!tx->wqe && !tx->rresp) {
+		/* Between messages Read Responses go first. */
+		tx->rresp = tx->irq_count > 0;
+		wqe = tx->rresp ? NULL : softiw_sq_next(sqp);
+		if (!tx->rresp && !wqe)
+			return -ENODATA;
+		/* Beyond ORD a READ, and all after it, waits. */
+		if (wqe && wqe->opcode == KIWI_WR_RDMA_READ &&
+		    tx->reads >= tx->ord)
+			return -ENODATA;
+		tx->wqe = wqe;
+	}
+	if (softiw_tx_buf(cep))
+		return -ENOMEM;
+	if (tx->rresp)
+		return softiw_tx_frame_rresp(cep);
+	if (tx->wqe->opcode == KIWI_WR_LOCAL_INV)
+		return softiw_tx_local_inv(cep);
+	switch (tx->wqe->opcode) {
+	case KIWI_WR_RDMA_WRITE:
+		softiw_tx_frame_write(cep, tx->wqe);
+		break;
+	case KIWI_WR_RDMA_READ:
+		softiw_tx_frame_read(cep, tx->wqe);
+		break;
+	default:
+		softiw_tx_frame_send(cep, tx->wqe);
+		break;
+	}
+	return 0;
+}
+
+/* The pending FPDU is queued: count it, finish its message if last. */
 static int softiw_tx_done(struct softiw_cep *cep)
 {
 	struct softiw_tx *tx = &cep->tx;
 	struct softiw_qp *sqp = cep->qp;
+	struct softiw_wqe *wqe = tx->wqe;
 	int ret;
 
 	tx->len = 0;
@@ -192,26 +432,44 @@ static int softiw_tx_done(struct softiw_cep *cep)
 	WRITE_ONCE(sqp->tx_fpdus, sqp->tx_fpdus + 1);
 	if (!tx->last)
 		return 0;
-	tx->msn++;
 	tx->mo = 0;
-	ret = softiw_wq_complete(sqp, &sqp->sq, 0, 0, false);
+	if (tx->rresp) {
+		tx->rresp = false;
+		tx->irq_head = (tx->irq_head + 1) % tx->ird;
+		tx->irq_count--;
+		return 0;
+	}
+	tx->wqe = NULL;
+	if (wqe->opcode == KIWI_WR_SEND ||
+	    wqe->opcode == KIWI_WR_SEND_WITH_INV)
+		tx->msn++;
+	if (wqe->opcode == KIWI_WR_RDMA_READ) {
+		tx->rreq_msn++;
+		tx->reads++;
+	}
+	ret = softiw_sq_sent(sqp, wqe);
 	return ret == -ECANCELED ? 0 : ret;
 }
 
 /**
- * softiw_tx_step() - send what the send queue holds, as far as TCP takes it
+ * softiw_tx_step() - send what the queues hold, as far as TCP takes it
  * @cep: the established endpoint
  *
+ * Messages go whole, one after the other: the oldest Read Response
+ * first, else the oldest send work request not sent yet, unless it is a
+ * READ and ORD READs are outstanding (then it and everything after it
+ * waits for a response).
+ *
  * Context: process context, the endpoint's mutex held.
- * Return: SOFTIW_DP_IDLE when the queue is empty or the socket full (its
- * write space callback runs the work again), SOFTIW_DP_BUSY when the
- * budget is used up, -EOVERFLOW if a completion did not fit its CQ,
- * -ENOMEM if the first FPDU found no buffer (the stream is reset), or the
- * socket's error.
+ * Return: SOFTIW_DP_IDLE when there is nothing to send or the socket is
+ * full (its write space callback runs the work again), SOFTIW_DP_BUSY
+ * when the budget is used up, -EOVERFLOW if a completion did not fit its
+ * CQ, -EPROTO if memory a Read Response reads from is no longer
+ * registered (cep->rx.cause says why), -ENOMEM if the first FPDU found no
+ * buffer (the stream is reset), or the socket's error.
  */
 int softiw_tx_step(struct softiw_cep *cep)
 {
-	struct softiw_wqe *wqe;
 	int budget, ret;
 
 	lockdep_assert_held(&cep->lock);
@@ -226,13 +484,11 @@ int softiw_tx_step(struct softiw_cep *cep)
 			if (ret)
 				return ret;
 		}
-		wqe = softiw_wq_peek(cep->qp, &cep->qp->sq);
-		if (!wqe)
+		ret = softiw_tx_frame(cep);
+		if (ret == -ENODATA)
 			return SOFTIW_DP_IDLE;
-		ret = softiw_tx_buf(cep);
 		if (ret)
 			return ret;
-		softiw_tx_frame(cep, wqe);
 	}
 	return SOFTIW_DP_BUSY;
 }

@@ -62,10 +62,16 @@ enum kiwi_qp_state {
 #define KIWI_QP_ATTR_STATE	BIT(0)
 #define KIWI_QP_ATTR_ACCESS	BIT(1)
 
-/* Access rights of a QP or MR. */
+/*
+ * Access rights of a QP or MR. An MR the peer may write must be locally
+ * writable too: KIWI_ACCESS_REMOTE_WRITE requires KIWI_ACCESS_LOCAL_WRITE.
+ */
 #define KIWI_ACCESS_LOCAL_WRITE		BIT(0)
 #define KIWI_ACCESS_REMOTE_WRITE	BIT(1)
 #define KIWI_ACCESS_REMOTE_READ		BIT(2)
+#define KIWI_ACCESS_ALL			(KIWI_ACCESS_LOCAL_WRITE | \
+					 KIWI_ACCESS_REMOTE_WRITE | \
+					 KIWI_ACCESS_REMOTE_READ)
 
 /**
  * struct kiwi_qp_attr - attributes changed by kiwi_modify_qp()
@@ -186,14 +192,23 @@ struct kiwi_sge {
 
 /**
  * enum kiwi_wr_opcode - send queue work request types
- * @KIWI_WR_SEND: send
- * @KIWI_WR_RDMA_WRITE: RDMA write
- * @KIWI_WR_RDMA_READ: RDMA read
+ * @KIWI_WR_SEND: send @sg_list
+ * @KIWI_WR_RDMA_WRITE: write @sg_list to the peer's @remote_addr of @rkey
+ * @KIWI_WR_RDMA_READ: read the peer's @remote_addr of @rkey into @sg_list,
+ *	whose memory must be registered with KIWI_ACCESS_LOCAL_WRITE
+ * @KIWI_WR_SEND_WITH_INV: send @sg_list; the peer invalidates its STag
+ *	@invalidate_rkey (one of its MRs with remote access) on receipt
+ * @KIWI_WR_LOCAL_INV: invalidate this device's STag @invalidate_rkey, in
+ *	send queue order; no SGEs
+ *
+ * iWARP has no immediate data: there is no RDMA write with immediate.
  */
 enum kiwi_wr_opcode {
 	KIWI_WR_SEND,
 	KIWI_WR_RDMA_WRITE,
 	KIWI_WR_RDMA_READ,
+	KIWI_WR_SEND_WITH_INV,
+	KIWI_WR_LOCAL_INV,
 };
 
 /* Flags of a send work request. */
@@ -208,8 +223,11 @@ enum kiwi_wr_opcode {
  * @num_sge: entries at @sg_list
  * @opcode: what to do
  * @send_flags: KIWI_SEND_*
- * @remote_addr: RDMA: the peer's address
- * @rkey: RDMA: the peer's key
+ * @remote_addr: RDMA: the peer's address (its MR's iova space)
+ * @rkey: RDMA: the peer's key, an rkey the peer registered with
+ *	KIWI_ACCESS_REMOTE_WRITE (write) or KIWI_ACCESS_REMOTE_READ (read)
+ * @invalidate_rkey: SEND_WITH_INV: the peer's STag to invalidate;
+ *	LOCAL_INV: this end's
  */
 struct kiwi_send_wr {
 	struct kiwi_send_wr *next;
@@ -220,6 +238,7 @@ struct kiwi_send_wr {
 	u32 send_flags;
 	u64 remote_addr;
 	u32 rkey;
+	u32 invalidate_rkey;
 };
 
 /**
@@ -242,13 +261,18 @@ struct kiwi_recv_wr {
  * @KIWI_WC_RDMA_WRITE: an RDMA write
  * @KIWI_WC_RDMA_READ: an RDMA read
  * @KIWI_WC_RECV: a receive
+ * @KIWI_WC_LOCAL_INV: a local invalidation
  */
 enum kiwi_wc_opcode {
 	KIWI_WC_SEND,
 	KIWI_WC_RDMA_WRITE,
 	KIWI_WC_RDMA_READ,
 	KIWI_WC_RECV,
+	KIWI_WC_LOCAL_INV,
 };
+
+/* Bits of kiwi_wc.wc_flags. */
+#define KIWI_WC_WITH_INVALIDATE	BIT(0)	/* the SEND invalidated an STag */
 
 /**
  * struct kiwi_wc - a work completion
@@ -256,8 +280,11 @@ enum kiwi_wc_opcode {
  * @status: 0 or a negative errno: -ECANCELED when flushed (the QP is in
  *	ERROR), -EMSGSIZE for a RECV too small for the message that arrived
  * @opcode: what completed
- * @byte_len: bytes received (KIWI_WC_RECV)
+ * @byte_len: bytes received (KIWI_WC_RECV) or read (KIWI_WC_RDMA_READ)
  * @qp: the QP
+ * @wc_flags: KIWI_WC_* bits
+ * @invalidate_rkey: KIWI_WC_WITH_INVALIDATE: the STag of this end the
+ *	peer's SEND invalidated
  */
 struct kiwi_wc {
 	u64 wr_id;
@@ -265,6 +292,8 @@ struct kiwi_wc {
 	enum kiwi_wc_opcode opcode;
 	u32 byte_len;
 	struct kiwi_qp *qp;
+	u32 wc_flags;
+	u32 invalidate_rkey;
 };
 
 /**

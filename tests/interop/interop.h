@@ -21,6 +21,8 @@
 
 int ipt_peer(const char *cmd, const char *arg1, const char *arg2);
 int ipt_peer_start(const char *tag, int secs, const char *const *args);
+int ipt_peer_run(const char *tool, const char *tag, int secs,
+		 const char *const *args);
 void ipt_peer_print(const char *name);
 
 /**

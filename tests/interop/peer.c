@@ -60,6 +60,37 @@ int ipt_peer(const char *cmd, const char *arg1, const char *arg2)
 }
 
 /**
+ * ipt_peer_run() - start a tool in the peer namespace, in the background
+ * @tool: "ucmatose" or "rping"
+ * @tag: names its log and status (kiwi-peer wait TAG)
+ * @secs: it is killed after this long
+ * @args: its arguments, NULL-terminated
+ *
+ * Context: process context; sleeps.
+ * Return: the exit status of kiwi-peer (0: started), or a negative errno.
+ */
+int ipt_peer_run(const char *tool, const char *tag, int secs,
+		 const char *const *args)
+{
+	const char *argv[IPT_MAX_ARGS];
+	char limit[12];
+	int i, n = 0;
+
+	snprintf(limit, sizeof(limit), "%d", secs);
+	argv[n++] = IPT_PEER_PATH;
+	argv[n++] = "run";
+	argv[n++] = tool;
+	argv[n++] = tag;
+	argv[n++] = limit;
+	for (i = 0; args[i] && n < IPT_MAX_ARGS - 1; i++)
+		argv[n++] = args[i];
+	if (args[i])
+		return -E2BIG;
+	argv[n] = NULL;
+	return ipt_umh(argv);
+}
+
+/**
  * ipt_peer_start() - start ucmatose in the peer namespace, in the background
  * @tag: names its log and status (kiwi-peer wait TAG)
  * @secs: it is killed after this long
@@ -70,21 +101,7 @@ int ipt_peer(const char *cmd, const char *arg1, const char *arg2)
  */
 int ipt_peer_start(const char *tag, int secs, const char *const *args)
 {
-	const char *argv[IPT_MAX_ARGS];
-	char limit[12];
-	int i, n = 0;
-
-	snprintf(limit, sizeof(limit), "%d", secs);
-	argv[n++] = IPT_PEER_PATH;
-	argv[n++] = "start";
-	argv[n++] = tag;
-	argv[n++] = limit;
-	for (i = 0; args[i] && n < IPT_MAX_ARGS - 1; i++)
-		argv[n++] = args[i];
-	if (args[i])
-		return -E2BIG;
-	argv[n] = NULL;
-	return ipt_umh(argv);
+	return ipt_peer_run("ucmatose", tag, secs, args);
 }
 
 /**

@@ -353,6 +353,11 @@ static void verbs_objects(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	mr = kiwi_reg_kernel_mr(u->dev, NULL, 64, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EINVAL);
+	/* Remote write needs local write; unknown bits are refused. */
+	mr = kiwi_reg_kernel_mr(u->dev, buf, 64, KIWI_ACCESS_REMOTE_WRITE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EINVAL);
+	mr = kiwi_reg_kernel_mr(u->dev, buf, 64, BIT(7));
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EINVAL);
 	mr = kiwi_reg_kernel_mr(u->dev, buf, 64, KIWI_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_EQ(test, mr->length, 64);

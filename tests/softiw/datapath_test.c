@@ -101,7 +101,7 @@ static struct dpt *dpt_setup(struct kunit *test, u16 port, u32 cqe, u32 sq,
 		cq = kiwi_create_cq(d->t->dev, cqe, dpt_comp, s);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
 		s->cq = cq;
-		s->mr = cmt_mr(d->t, s->buf, DPT_BUF, KIWI_ACCESS_LOCAL_WRITE);
+		s->mr = cmt_mr(d->t, s->buf, DPT_BUF, KIWI_ACCESS_ALL);
 		init.send_cq = cq;
 		init.recv_cq = cq;
 		s->qp = cmt_qp_init(d->t, &init);
@@ -510,8 +510,13 @@ static void dp_post_checks(struct kunit *test)
 	sge[1] = sge[0];
 	sge[1].length = SZ_512K + 1;
 	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &swr, &sbad), -EMSGSIZE);
-	swr.opcode = KIWI_WR_RDMA_WRITE;
-	sge[1].length = 8;
+	/* An RDMA READ lands in local memory: it needs local write. */
+	swr.opcode = KIWI_WR_RDMA_READ;
+	swr.num_sge = 1;
+	sge[0] = (struct kiwi_sge) { .addr = ro->iova, .length = 8,
+				     .lkey = ro->lkey };
+	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &swr, &sbad), -EACCES);
+	swr.opcode = (enum kiwi_wr_opcode)99;
 	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &swr, &sbad), -EOPNOTSUPP);
 	KUNIT_EXPECT_PTR_EQ(test, sbad, &swr);
 	cmt_teardown(d->t);
@@ -875,6 +880,380 @@ static void dp_destroyed_qp_leaves_cq(struct kunit *test)
 	cmt_teardown(d->t);
 }
 
+/* ---- RDMA WRITE and READ between two softiw QPs ---- */
+
+#define DPT_TAGGED_HDR	14	/* tagged DDP header, in a ULPDU */
+#define DPT_OFF		32	/* where the target buffer starts */
+
+static int dpt_rdma(struct dpt_side *s, u64 wr_id, int opcode, u32 off,
+		    u32 len, const struct dpt_side *peer, u32 peer_off)
+{
+	struct kiwi_sge sge = {
+		.addr = s->mr->iova + off, .length = len, .lkey = s->mr->lkey,
+	};
+	struct kiwi_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = opcode, .send_flags = KIWI_SEND_SIGNALED,
+		.remote_addr = peer->mr->iova + peer_off,
+		.rkey = peer->mr->rkey,
+	};
+	const struct kiwi_send_wr *bad = NULL;
+
+	return kiwi_post_send(s->qp, &wr, &bad);
+}
+
+static void dpt_expect_wc(struct kunit *test, struct dpt_side *s, u64 wr_id,
+			  int opcode, u32 byte_len)
+{
+	struct kiwi_wc wc = {};
+
+	KUNIT_ASSERT_EQ(test, dpt_poll(s, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, wr_id);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.opcode, opcode);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, byte_len);
+}
+
+/*
+ * Data placed at the peer's DPT_OFF, byte for byte, and nothing around
+ * it; the payload went out in as many tagged FPDUs as it needs.
+ */
+static void dpt_expect_placed(struct kunit *test, const u8 *src,
+			      const u8 *dst, u32 len, u64 fpdus, u32 room)
+{
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst + DPT_OFF, len), 0);
+	KUNIT_EXPECT_EQ(test, dst[DPT_OFF - 1], 0xa5);
+	KUNIT_EXPECT_EQ(test, dst[DPT_OFF + len], 0xa5);
+	KUNIT_EXPECT_EQ(test, fpdus, (u64)max(1U, DIV_ROUND_UP(len, room)));
+}
+
+/*
+ * FPDUs a QP sent since @base. The responder counts its last FPDU just
+ * after the socket took it, so the reader may see the data first: wait
+ * a little for the count to reach what @len needs (it must not pass it).
+ */
+static u64 dpt_fpdus_since(struct dpt_side *s, u64 base, u32 len, u32 room)
+{
+	u64 want = max(1U, DIV_ROUND_UP(len, room));
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (kiwi_softiw_qp_tx_fpdus(s->qp) - base >= want)
+			break;
+		usleep_range(1000, 2000);
+	}
+	return kiwi_softiw_qp_tx_fpdus(s->qp) - base;
+}
+
+static void dpt_rdma_setup(struct kunit *test, struct dpt **dp, int port,
+			   bool crc, u32 *room)
+{
+	struct dpt *d;
+
+	cmt_param(test, "mpa_crc", crc ? "Y" : "N");
+	d = dpt_setup(test, port, 16, 8, 8);
+	dpt_connect(d);
+	*room = kiwi_softiw_qp_mulpdu(d->s[0].qp) - DPT_TAGGED_HDR;
+	*dp = d;
+}
+
+/*
+ * An RDMA WRITE of each size lands in the peer's MR at the offset asked
+ * for; the writer completes it (KIWI_WC_RDMA_WRITE), the target sees no
+ * completion. A SEND behind it proves it was placed: DDP places in order.
+ */
+static void rdma_write_size(struct kunit *test)
+{
+	const struct dpt_size_param *p = test->param_value;
+	struct dpt_side *a, *b;
+	struct kiwi_wc wc;
+	u32 len, room;
+	struct dpt *d;
+	u64 fpdus;
+
+	dpt_rdma_setup(test, &d, 23300 + (p - dpt_size_params), p->crc, &room);
+	a = &d->s[0];
+	b = &d->s[1];
+	len = dpt_len(p->size, room);
+	dpt_fill(a->buf, len, 7);
+	memset(b->buf, 0xa5, DPT_BUF);
+	fpdus = kiwi_softiw_qp_tx_fpdus(a->qp);
+	KUNIT_ASSERT_EQ(test, dpt_rdma(a, 1, KIWI_WR_RDMA_WRITE, 0, len, b,
+				       DPT_OFF), 0);
+	dpt_expect_wc(test, a, 1, KIWI_WC_RDMA_WRITE, 0);
+	fpdus = kiwi_softiw_qp_tx_fpdus(a->qp) - fpdus;
+	KUNIT_ASSERT_EQ(test, dpt_recv(b, 2, DPT_BUF - 16, 16), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 3, 0, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
+	dpt_expect_placed(test, a->buf, b->buf, len, fpdus, room);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(b->cq, 1, &wc), 0);
+	cmt_teardown(d->t);
+}
+
+/*
+ * An RDMA READ of each size: the reader's buffer gets the peer's bytes,
+ * nothing around it; KIWI_WC_RDMA_READ with the length read; the peer
+ * answered in as many tagged FPDUs as needed and saw no completion.
+ */
+static void rdma_read_size(struct kunit *test)
+{
+	const struct dpt_size_param *p = test->param_value;
+	struct dpt_side *a, *b;
+	struct kiwi_wc wc;
+	u32 len, room;
+	struct dpt *d;
+	u64 fpdus;
+
+	dpt_rdma_setup(test, &d, 23330 + (p - dpt_size_params), p->crc, &room);
+	a = &d->s[0];
+	b = &d->s[1];
+	len = dpt_len(p->size, room);
+	dpt_fill(b->buf, len, 9);
+	memset(a->buf, 0xa5, DPT_BUF);
+	fpdus = kiwi_softiw_qp_tx_fpdus(b->qp);
+	KUNIT_ASSERT_EQ(test, dpt_rdma(a, 1, KIWI_WR_RDMA_READ, DPT_OFF, len,
+				       b, 0), 0);
+	dpt_expect_wc(test, a, 1, KIWI_WC_RDMA_READ, len);
+	dpt_expect_placed(test, b->buf, a->buf, len,
+			  dpt_fpdus_since(b, fpdus, len, room), room);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(b->cq, 1, &wc), 0);
+	cmt_teardown(d->t);
+}
+
+/*
+ * READs, SENDs and WRITEs mixed, in both directions at once, more READs
+ * than ORD (4): every one completes once, in posting order per QP, with
+ * the right data.
+ */
+static void rdma_mixed_order(struct kunit *test)
+{
+	static const int ops[] = {
+		KIWI_WR_RDMA_READ, KIWI_WR_SEND, KIWI_WR_RDMA_WRITE,
+		KIWI_WR_RDMA_READ, KIWI_WR_RDMA_READ, KIWI_WR_RDMA_READ,
+		KIWI_WR_RDMA_READ, KIWI_WR_RDMA_READ,
+	};
+	static const int wcs[] = {
+		[KIWI_WR_SEND] = KIWI_WC_SEND,
+		[KIWI_WR_RDMA_WRITE] = KIWI_WC_RDMA_WRITE,
+		[KIWI_WR_RDMA_READ] = KIWI_WC_RDMA_READ,
+	};
+	const u32 len = 5000;
+	struct dpt_side *s, *peer;
+	struct dpt *d;
+	u32 room, src, dst;
+	int i, k;
+
+	dpt_rdma_setup(test, &d, 23360, false, &room);
+	for (k = 0; k < 2; k++) {
+		dpt_fill(d->s[k].buf, SZ_64K, 16 * k + 1);
+		memset(d->s[k].buf + SZ_64K, 0xa5, SZ_64K);
+		KUNIT_ASSERT_EQ(test, dpt_recv(&d->s[k], 100, SZ_512K, len),
+				0);
+	}
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		for (k = 0; k < 2; k++) {
+			s = &d->s[k];
+			peer = &d->s[!k];
+			src = i * 6000;
+			dst = SZ_64K + i * 6000;
+			KUNIT_ASSERT_EQ(test,
+					ops[i] == KIWI_WR_SEND ?
+					dpt_send(s, i, src, len,
+						 KIWI_SEND_SIGNALED) :
+					dpt_rdma(s, i, ops[i],
+						 ops[i] == KIWI_WR_RDMA_READ ?
+						 dst : src, len, peer,
+						 ops[i] == KIWI_WR_RDMA_READ ?
+						 src : dst), 0);
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		s = &d->s[k];
+		peer = &d->s[!k];
+		for (i = 0; i < ARRAY_SIZE(ops); i++) {
+			struct kiwi_wc wc = {};
+
+			KUNIT_ASSERT_EQ(test, dpt_poll(s, &wc), 1);
+			if (wc.opcode == KIWI_WC_RECV) {
+				KUNIT_EXPECT_EQ(test, wc.byte_len, len);
+				KUNIT_ASSERT_EQ(test, dpt_poll(s, &wc), 1);
+			}
+			KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
+			KUNIT_EXPECT_EQ(test, wc.status, 0);
+			KUNIT_EXPECT_EQ(test, wc.opcode, wcs[ops[i]]);
+		}
+	}
+	/*
+	 * A WRITE completes when sent; it is placed before the READs posted
+	 * after it are answered, so check the data once all are complete.
+	 */
+	for (k = 0; k < 2; k++) {
+		s = &d->s[k];
+		peer = &d->s[!k];
+		for (i = 0; i < ARRAY_SIZE(ops); i++) {
+			if (ops[i] == KIWI_WR_SEND)
+				continue;
+			/* Each side wrote (or read into) its own area. */
+			src = i * 6000;
+			dst = SZ_64K + i * 6000;
+			if (ops[i] == KIWI_WR_RDMA_READ)
+				KUNIT_EXPECT_EQ(test, memcmp(s->buf + dst,
+							     peer->buf + src,
+							     len), 0);
+			else
+				KUNIT_EXPECT_EQ(test, memcmp(peer->buf + dst,
+							     s->buf + src,
+							     len), 0);
+		}
+	}
+	cmt_teardown(d->t);
+}
+
+/*
+ * READs in flight when the requester's QP is destroyed: every one, and
+ * the SEND behind them, completes once, flushed, and the peer's
+ * connection ends.
+ */
+static void rdma_destroy_reads_in_flight(struct kunit *test)
+{
+	struct dpt_side *a, *b;
+	struct kiwi_wc wc[16];
+	struct dpt *d;
+	u32 room;
+	int i, n = 0, got;
+
+	dpt_rdma_setup(test, &d, 23361, false, &room);
+	a = &d->s[0];
+	b = &d->s[1];
+	for (i = 0; i < 6; i++)
+		KUNIT_ASSERT_EQ(test, dpt_rdma(a, i, KIWI_WR_RDMA_READ,
+					       i * SZ_64K, SZ_64K, b, 0), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 6, 0, 8, KIWI_SEND_SIGNALED), 0);
+	cmt_destroy_qp(d->t, a->qp);
+	do {
+		got = kiwi_poll_cq(a->cq, ARRAY_SIZE(wc) - n, wc + n);
+		KUNIT_ASSERT_GE(test, got, 0);
+		n += got;
+	} while (got);
+	KUNIT_ASSERT_EQ(test, n, 7);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, (u64)i);
+		KUNIT_EXPECT_EQ(test, wc[i].opcode,
+				i < 6 ? KIWI_WC_RDMA_READ : KIWI_WC_SEND);
+		/* Done before the destroy, or flushed. */
+		KUNIT_EXPECT_TRUE(test, !wc[i].status ||
+				  wc[i].status == -ECANCELED);
+		if (i && !wc[i].status)
+			KUNIT_EXPECT_EQ(test, wc[i - 1].status, 0);
+	}
+	KUNIT_EXPECT_NOT_NULL(test, cmt_wait(d->t, KIWI_CM_EVENT_CLOSE,
+					     d->id[1]));
+	cmt_teardown(d->t);
+}
+
+static int dpt_send_inv(struct dpt_side *s, u64 wr_id, u32 len, u32 rkey)
+{
+	struct kiwi_sge sge = {
+		.addr = s->mr->iova, .length = len, .lkey = s->mr->lkey,
+	};
+	struct kiwi_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = KIWI_WR_SEND_WITH_INV,
+		.send_flags = KIWI_SEND_SIGNALED, .invalidate_rkey = rkey,
+	};
+	const struct kiwi_send_wr *bad = NULL;
+
+	return kiwi_post_send(s->qp, &wr, &bad);
+}
+
+/*
+ * SEND with Invalidate: the target's RECV reports the STag invalidated;
+ * from then on a WRITE to it is refused (DDP, tagged, invalid STag) and
+ * posting with it as lkey is -EINVAL. A LOCAL_INV needs a valid STag.
+ */
+static void rdma_send_with_inv(struct kunit *test)
+{
+	struct dpt_side *a, *b;
+	struct kiwi_send_wr lwr = { .opcode = KIWI_WR_LOCAL_INV,
+				    .invalidate_rkey = 0xffffff01 };
+	const struct kiwi_send_wr *bad = NULL;
+	struct kiwi_sge sge;
+	struct kiwi_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				   .opcode = KIWI_WR_RDMA_WRITE };
+	struct kiwi_mr *mr;
+	struct kiwi_wc wc;
+	struct dpt *d;
+	u32 room;
+
+	dpt_rdma_setup(test, &d, 23362, true, &room);
+	a = &d->s[0];
+	b = &d->s[1];
+	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &lwr, &bad), -EINVAL);
+	sge = (struct kiwi_sge) { .addr = a->mr->iova, .length = 8,
+				  .lkey = a->mr->lkey };
+	mr = cmt_mr(d->t, b->buf + SZ_512K, SZ_4K, KIWI_ACCESS_ALL);
+	KUNIT_ASSERT_EQ(test, dpt_recv(b, 1, 0, 64), 0);
+	dpt_fill(a->buf, 64, 5);
+	KUNIT_ASSERT_EQ(test, dpt_send_inv(a, 2, 64, mr->rkey), 0);
+	dpt_expect_wc(test, a, 2, KIWI_WC_SEND, 0);
+	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 64U);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, KIWI_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc.invalidate_rkey, mr->rkey);
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, 64), 0);
+	/* The STag is gone for local use too. */
+	lwr.invalidate_rkey = mr->rkey;
+	KUNIT_EXPECT_EQ(test, kiwi_post_send(b->qp, &lwr, &bad), -EINVAL);
+	memset(b->buf + SZ_512K, 0xa5, SZ_4K);
+	wr.remote_addr = mr->iova;
+	wr.rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, kiwi_post_send(a->qp, &wr, &bad), 0);
+	dpt_expect_terminated(d, 1, 1, 0);	/* DDP, tagged, invalid STag */
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(b->buf + SZ_512K, 0xa5, SZ_4K),
+			    NULL);
+	cmt_teardown(d->t);
+}
+
+/* A SEND with Invalidate of an STag the target cannot invalidate. */
+static void rdma_send_inv_refused(struct kunit *test)
+{
+	struct dpt_side *a, *b;
+	struct kiwi_mr *mr;
+	struct dpt *d;
+	u32 room;
+
+	dpt_rdma_setup(test, &d, 23363, false, &room);
+	a = &d->s[0];
+	b = &d->s[1];
+	/* Local access only: not the peer's to invalidate. */
+	mr = cmt_mr(d->t, b->buf, SZ_4K, KIWI_ACCESS_LOCAL_WRITE);
+	KUNIT_ASSERT_EQ(test, dpt_recv(b, 1, 0, 64), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send_inv(a, 2, 8, mr->rkey), 0);
+	dpt_expect_terminated(d, 0, 1, 9);	/* RDMAP, protection, no inv. */
+	cmt_teardown(d->t);
+}
+
+static struct kunit_case rdma_cases[] = {
+	KUNIT_CASE_PARAM(rdma_write_size, dpt_size_gen_params),
+	KUNIT_CASE_PARAM(rdma_read_size, dpt_size_gen_params),
+	KUNIT_CASE(rdma_mixed_order),
+	KUNIT_CASE(rdma_destroy_reads_in_flight),
+	KUNIT_CASE(rdma_send_with_inv),
+	KUNIT_CASE(rdma_send_inv_refused),
+	{}
+};
+
+static struct kunit_suite rdma_suite = {
+	.suite_init = cmt_suite_init,
+	.suite_exit = cmt_suite_exit,
+	.name = "kiwi_softiw_rdma",
+	.exit = dpt_exit,
+	.test_cases = rdma_cases,
+};
+
 static struct kunit_case dp_cases[] = {
 	KUNIT_CASE_PARAM(dp_message_size, dpt_size_gen_params),
 	KUNIT_CASE(dp_tx_buffer_on_first_send),
@@ -905,4 +1284,4 @@ static struct kunit_suite dp_suite = {
 	.test_cases = dp_cases,
 };
 
-kunit_test_suite(dp_suite);
+kunit_test_suites(&dp_suite, &rdma_suite);

@@ -675,6 +675,461 @@ close:
 	cmt_teardown(t);
 }
 
+/* ---- tagged traffic: RDMA WRITE and READ against a raw peer ---- */
+
+#define HOSTILE_WRITE_LAST	0xc140	/* T, L, DDP v1 | RDMAP v1, WRITE */
+#define HOSTILE_RRESP_LAST	0xc142	/* T, L, Read Response */
+#define HOSTILE_RREQ		0x4141	/* L, Read Request */
+#define HOSTILE_REGION		256	/* bytes registered, at offset 256 */
+#define HOSTILE_GUARD		0x5a
+
+/* Lay out a tagged FPDU (RFC 5041 section 4.3): STag, TO, payload. */
+static int hostile_tagged_put(u8 *buf, u16 ctrl, u32 stag, u64 to,
+			      const void *data, u16 len)
+{
+	int n = 2 + 14 + len;
+
+	put_unaligned_be16(14 + len, buf);
+	put_unaligned_be16(ctrl, buf + 2);
+	put_unaligned_be32(stag, buf + 4);
+	put_unaligned_be64(to, buf + 8);
+	memcpy(buf + 16, data, len);
+	while (n % 4)
+		buf[n++] = 0;
+	memset(buf + n, 0, 4);	/* no CRC negotiated */
+	return n + 4;
+}
+
+/* A Read Request (RFC 5040 section 4.4) with MSN @msn, as an FPDU. */
+static int hostile_rreq_put(u8 *buf, u32 msn, u32 sink_stag, u64 sink_to,
+			    u32 size, u32 src_stag, u64 src_to)
+{
+	u8 body[28];
+	const struct hostile_fpdu f = { HOSTILE_RREQ, msn, 0, body, 28, 1 };
+
+	put_unaligned_be32(sink_stag, body);
+	put_unaligned_be64(sink_to, body + 4);
+	put_unaligned_be32(size, body + 12);
+	put_unaligned_be32(src_stag, body + 16);
+	put_unaligned_be64(src_to, body + 20);
+	return hostile_fpdu_put(buf, &f, false);
+}
+
+/* Read one whole FPDU (no CRC) of at most @size bytes. Return: its size. */
+static int hostile_recv_fpdu(struct socket *s, u8 *buf, int size)
+{
+	int n;
+
+	if (hostile_recv_all(s, buf, 2) != 2)
+		return 0;
+	n = round_up(2 + get_unaligned_be16(buf), 4) + 4;
+	if (n > size)
+		return 0;
+	return 2 + hostile_recv_all(s, buf + 2, n - 2);
+}
+
+static int hostile_post(struct kiwi_qp *qp, u64 wr_id, int opcode,
+			struct kiwi_mr *mr, u32 off, u32 len, u64 raddr,
+			u32 rkey)
+{
+	struct kiwi_sge sge = {
+		.addr = mr->iova + off, .length = len, .lkey = mr->lkey,
+	};
+	struct kiwi_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = opcode, .send_flags = KIWI_SEND_SIGNALED,
+		.remote_addr = raddr, .rkey = rkey,
+	};
+	const struct kiwi_send_wr *bad;
+
+	return kiwi_post_send(qp, &wr, &bad);
+}
+
+static int hostile_poll(struct cmt *t, struct kiwi_wc *wc)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 300 && !n; i++) {
+		n = kiwi_poll_cq(t->cq, 1, wc);
+		if (!n)
+			usleep_range(5000, 10000);
+	}
+	return n;
+}
+
+/*
+ * softiw's RDMA WRITE and Read Request on the wire, byte by byte (RFC
+ * 5041, RFC 5040); ORD 1 holds the second READ back until the first one's
+ * response is in; the response, in two segments, lands in the READ's
+ * buffer only; a SEND after the second READ is transmitted, and then a
+ * flush completes the READ in flight and the SEND once each, in order.
+ */
+static void hostile_rdma_wire(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 22101);
+	struct hostile_peer p;
+	struct kiwi_wc wc;
+	struct kiwi_qp_attr attr = { .qp_state = KIWI_QPS_ERROR };
+	u8 f[160], data[100];
+	int i, n;
+
+	hostile_peer_connect(t, &p, false, 1);
+	memset(p.buf + 512, HOSTILE_GUARD, 1024);
+	for (i = 0; i < 100; i++)
+		p.buf[2048 + i] = i * 3;
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, KIWI_WR_RDMA_WRITE, p.mr,
+					   2048, 100, 0x5000, 0xabcdef01), 0);
+	n = hostile_recv_fpdu(p.s, f, sizeof(f));
+	KUNIT_ASSERT_EQ(test, n, 2 + 14 + 100 + 4);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(f), 114U);
+	KUNIT_EXPECT_EQ(test, f[2], 0xc1);			/* T, L, DDP v1 */
+	KUNIT_EXPECT_EQ(test, f[3], 0x40);			/* RDMAP v1, WRITE */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 4), 0xabcdef01U);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(f + 8), 0x5000ULL);
+	CMT_EXPECT_MEM(test, f + 16, p.buf + 2048, 100);
+	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 2, KIWI_WR_RDMA_READ, p.mr,
+					   520, 100, 0x7000, 0x11223344), 0);
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 3, KIWI_WR_RDMA_READ, p.mr,
+					   1024, 8, 0x8000, 0x55667788), 0);
+	n = hostile_recv_fpdu(p.s, f, sizeof(f));
+	KUNIT_ASSERT_EQ(test, n, 2 + 18 + 28 + 4);
+	KUNIT_EXPECT_EQ(test, f[2], 0x41);			/* L, DDP v1 */
+	KUNIT_EXPECT_EQ(test, f[3], 0x41);			/* Read Request */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 8), 1U);	/* queue */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 12), 1U);	/* MSN */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 16), 0U);	/* MO */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 20), p.mr->lkey);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(f + 24), p.mr->iova + 520);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 32), 100U);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 36), 0x11223344U);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(f + 40), 0x7000ULL);
+	/* ORD 1: the second READ waits for the first one's response. */
+	KUNIT_EXPECT_EQ(test, cmt_raw_recv(p.s, f, sizeof(f), 300), -EAGAIN);
+
+	for (i = 0; i < 100; i++)
+		data[i] = 0xc0 ^ i;
+	n = hostile_tagged_put(f, 0x8142, p.mr->lkey, p.mr->iova + 520,
+			       data, 60);
+	n += hostile_tagged_put(f + n, HOSTILE_RRESP_LAST, p.mr->lkey,
+				p.mr->iova + 580, data + 60, 40);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
+	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 100U);
+	CMT_EXPECT_MEM(test, p.buf + 520, data, 100);
+	KUNIT_EXPECT_EQ(test, p.buf[519], HOSTILE_GUARD);
+	KUNIT_EXPECT_EQ(test, p.buf[620], HOSTILE_GUARD);
+
+	n = hostile_recv_fpdu(p.s, f, sizeof(f));
+	KUNIT_ASSERT_EQ(test, n, 52);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 12), 2U);	/* MSN */
+	/* A SEND goes out behind the READ in flight... */
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 4, KIWI_WR_SEND, p.mr, 0, 4,
+					   0, 0), 0);
+	n = hostile_recv_fpdu(p.s, f, sizeof(f));
+	KUNIT_ASSERT_EQ(test, n, 2 + 18 + 4 + 4);
+	KUNIT_EXPECT_EQ(test, f[3], 0x43);			/* SEND */
+	/* ... but completes after it: both are flushed, once each. */
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_modify_qp(p.qp, &attr, KIWI_QP_ATTR_STATE),
+			0);
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 3ULL);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 4ULL);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_SEND);
+	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 0);
+	KUNIT_EXPECT_EQ(test, p.buf[1024], HOSTILE_GUARD);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
+/*
+ * A WRITE in two segments sent one byte per TCP segment, then a Read
+ * Request: placed where the STag and TO say, the rest of the buffer
+ * untouched, and the Read Response carries the MR's bytes.
+ */
+static void hostile_rdma_remote(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 22102);
+	u8 *mem = kunit_kmalloc(test, 1024, GFP_KERNEL);
+	struct hostile_peer p;
+	struct kiwi_mr *mr;
+	u8 f[128];
+	int i, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	memset(mem, HOSTILE_GUARD, 1024);
+	mr = cmt_mr(t, mem + 256, HOSTILE_REGION, KIWI_ACCESS_ALL);
+	hostile_peer_connect(t, &p, false, 1);
+	n = hostile_tagged_put(f, 0x8140, mr->rkey, mr->iova + 10, "split ", 6);
+	n += hostile_tagged_put(f + n, HOSTILE_WRITE_LAST, mr->rkey,
+				mr->iova + 16, "write", 5);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f + i, 1), 1);
+		usleep_range(200, 500);
+	}
+	n = hostile_rreq_put(f, 1, 0x99, 0x1234, 11, mr->rkey, mr->iova + 10);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
+	n = hostile_recv_fpdu(p.s, f, sizeof(f));
+	KUNIT_ASSERT_EQ(test, n, 2 + 14 + 11 + 1 + 4);
+	KUNIT_EXPECT_EQ(test, f[2], 0xc1);			/* T, L, DDP v1 */
+	KUNIT_EXPECT_EQ(test, f[3], 0x42);			/* Read Response */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 4), 0x99U);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(f + 8), 0x1234ULL);
+	CMT_EXPECT_MEM(test, f + 16, "split write", 11);
+	CMT_EXPECT_MEM(test, mem + 266, "split write", 11);
+	for (i = 0; i < 1024; i++)
+		if (i < 266 || i >= 277)
+			KUNIT_EXPECT_EQ(test, mem[i], HOSTILE_GUARD);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
+/*
+ * IRD 1: three Read Requests in one TCP segment; the second one is beyond
+ * IRD: TERMINATE (RDMAP, remote operation, catastrophic stream, as siw).
+ */
+static void hostile_rdma_ird(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 22103);
+	struct hostile_peer p;
+	struct kiwi_mr *mr;
+	u8 f[192];
+	int i, n = 0;
+
+	hostile_peer_connect(t, &p, false, 1);
+	mr = cmt_mr(t, p.buf + 2048, 1024, KIWI_ACCESS_ALL);
+	for (i = 1; i <= 3; i++)
+		n += hostile_rreq_put(f + n, i, 0x99, 0, 4, mr->rkey,
+				      mr->iova);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
+	hostile_expect_term(t, &p, 0x02, 0x07);
+	cmt_teardown(t);
+}
+
+/**
+ * struct hostile_access_case - a remote access that must be refused
+ * @rreq: a Read Request (else an RDMA WRITE)
+ * @access: rights of the MR named
+ * @stag: how the STag is named, see HOSTILE_STAG_*
+ * @to: tagged offset from the MR's iova
+ * @abs: @to is absolute
+ * @len: bytes accessed
+ * @layer_etype: the TERMINATE's first byte
+ * @ecode: its error code
+ * @desc: what is wrong
+ */
+struct hostile_access_case {
+	bool rreq;
+	u32 access;
+	int stag;
+	s64 to;
+	bool abs;
+	u16 len;
+	u8 layer_etype;
+	u8 ecode;
+	const char *desc;
+};
+
+enum {
+	HOSTILE_STAG_OK,
+	HOSTILE_STAG_UNKNOWN,
+	HOSTILE_STAG_STALE,
+	HOSTILE_STAG_DEREG,
+	HOSTILE_STAG_OTHER_DEV,
+	HOSTILE_STAG_RRESP,	/* a Read Response nobody asked for */
+	HOSTILE_STAG_INVALIDATED,	/* by a LOCAL_INV of the QP */
+};
+
+#define HOSTILE_RW	KIWI_ACCESS_ALL
+
+static const struct hostile_access_case hostile_access_cases[] = {
+	{ false, HOSTILE_RW, HOSTILE_STAG_UNKNOWN, 0, false, 8, 0x11, 0x00,
+	  "WRITE, unknown STag" },
+	{ false, HOSTILE_RW, HOSTILE_STAG_STALE, 0, false, 8, 0x11, 0x00,
+	  "WRITE, stale key" },
+	{ false, HOSTILE_RW, HOSTILE_STAG_OK, -4, false, 8, 0x11, 0x01,
+	  "WRITE, below the MR" },
+	{ false, HOSTILE_RW, HOSTILE_STAG_OK, 252, false, 8, 0x11, 0x01,
+	  "WRITE, beyond the MR" },
+	{ false, HOSTILE_RW, HOSTILE_STAG_OK, -4, true, 8, 0x11, 0x03,
+	  "WRITE, TO wraps around" },
+	{ false, KIWI_ACCESS_LOCAL_WRITE | KIWI_ACCESS_REMOTE_READ,
+	  HOSTILE_STAG_OK, 0, false, 8, 0x11, 0x00, "WRITE, no remote write" },
+	{ false, HOSTILE_RW, HOSTILE_STAG_DEREG, 0, false, 8, 0x11, 0x00,
+	  "WRITE, deregistered MR" },
+	{ false, HOSTILE_RW, HOSTILE_STAG_OTHER_DEV, 0, false, 8, 0x11, 0x00,
+	  "WRITE, other device's MR" },
+	{ false, HOSTILE_RW, HOSTILE_STAG_RRESP, 0, false, 8, 0x11, 0x00,
+	  "Read Response, no READ" },
+	{ false, HOSTILE_RW, HOSTILE_STAG_INVALIDATED, 0, false, 8, 0x11, 0x00,
+	  "WRITE, invalidated MR" },
+	{ true, HOSTILE_RW, HOSTILE_STAG_INVALIDATED, 0, false, 8, 0x01, 0x00,
+	  "READ, invalidated MR" },
+	{ true, HOSTILE_RW, HOSTILE_STAG_UNKNOWN, 0, false, 8, 0x01, 0x00,
+	  "READ, unknown STag" },
+	{ true, HOSTILE_RW, HOSTILE_STAG_STALE, 0, false, 8, 0x01, 0x00,
+	  "READ, stale key" },
+	{ true, HOSTILE_RW, HOSTILE_STAG_OK, -1, false, 8, 0x01, 0x01,
+	  "READ, below the MR" },
+	{ true, HOSTILE_RW, HOSTILE_STAG_OK, 200, false, 57, 0x01, 0x01,
+	  "READ, beyond the MR" },
+	{ true, HOSTILE_RW, HOSTILE_STAG_OK, -4, true, 8, 0x01, 0x04,
+	  "READ, TO wraps around" },
+	{ true, KIWI_ACCESS_LOCAL_WRITE | KIWI_ACCESS_REMOTE_WRITE,
+	  HOSTILE_STAG_OK, 0, false, 8, 0x01, 0x02, "READ, no remote read" },
+	{ true, HOSTILE_RW, HOSTILE_STAG_DEREG, 0, false, 8, 0x01, 0x00,
+	  "READ, deregistered MR" },
+	{ true, HOSTILE_RW, HOSTILE_STAG_OTHER_DEV, 0, false, 8, 0x01, 0x00,
+	  "READ, other device's MR" },
+};
+
+static void hostile_access_case_desc(const struct hostile_access_case *c,
+				     char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hostile_access_case, hostile_access_cases,
+		  hostile_access_case_desc);
+
+static void hostile_detach(struct kunit_resource *res)
+{
+	kiwi_softiw_detach(res->data);
+}
+
+static void hostile_dereg(struct kunit_resource *res)
+{
+	kiwi_dereg_mr(res->data);
+}
+
+static void hostile_put_dev(struct kunit_resource *res)
+{
+	kiwi_device_put(res->data);
+}
+
+/* An MR of softiw_kv0, attached for the test, released after the QPs. */
+static struct kiwi_mr *hostile_other_mr(struct kunit *test, void *buf,
+					u32 access)
+{
+	struct kiwi_device *kv0;
+	struct kiwi_mr *mr;
+
+	KUNIT_ASSERT_EQ(test, kiwi_softiw_attach("kv0"), 0);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 hostile_detach,
+							 GFP_KERNEL, "kv0"));
+	kv0 = kiwi_device_get_by_name("softiw_kv0");
+	KUNIT_ASSERT_NOT_NULL(test, kv0);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 hostile_put_dev,
+							 GFP_KERNEL, kv0));
+	mr = kiwi_reg_kernel_mr(kv0, buf, HOSTILE_REGION, access);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 hostile_dereg,
+							 GFP_KERNEL, mr));
+	return mr;
+}
+
+/* The STag a case names, for an MR of this device over @buf. */
+static u32 hostile_case_stag(struct kunit *test, struct cmt *t,
+			     const struct hostile_access_case *c, u8 *buf,
+			     u64 *iova)
+{
+	struct kiwi_mr *mr;
+	u32 stag;
+
+	if (c->stag == HOSTILE_STAG_OTHER_DEV) {
+		mr = hostile_other_mr(test, buf, c->access);
+		*iova = mr->iova;
+		return mr->rkey;
+	}
+	if (c->stag == HOSTILE_STAG_DEREG) {
+		mr = kiwi_reg_kernel_mr(t->dev, buf, HOSTILE_REGION, c->access);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+		*iova = mr->iova;
+		stag = mr->rkey;
+		kiwi_dereg_mr(mr);
+		return stag;
+	}
+	mr = cmt_mr(t, buf, HOSTILE_REGION, c->access);
+	*iova = mr->iova;
+	if (c->stag == HOSTILE_STAG_UNKNOWN)
+		return 0xfffff000 | (mr->rkey & 0xff);
+	if (c->stag == HOSTILE_STAG_STALE)
+		return mr->rkey ^ 0x80;
+	return mr->rkey;
+}
+
+/* Invalidate @stag with a LOCAL_INV on the peer's QP. */
+static void hostile_local_inv(struct cmt *t, struct hostile_peer *p, u32 stag)
+{
+	struct kiwi_send_wr wr = {
+		.wr_id = 77, .opcode = KIWI_WR_LOCAL_INV,
+		.send_flags = KIWI_SEND_SIGNALED, .invalidate_rkey = stag,
+	};
+	const struct kiwi_send_wr *bad;
+	struct kiwi_wc wc;
+
+	KUNIT_ASSERT_EQ(t->test, kiwi_post_send(p->qp, &wr, &bad), 0);
+	KUNIT_ASSERT_EQ(t->test, hostile_poll(t, &wc), 1);
+	KUNIT_EXPECT_EQ(t->test, wc.wr_id, 77ULL);
+	KUNIT_EXPECT_EQ(t->test, wc.opcode, KIWI_WC_LOCAL_INV);
+	KUNIT_EXPECT_EQ(t->test, wc.status, 0);
+}
+
+/*
+ * Each remote access that breaks a rule ends the connection with the
+ * TERMINATE of Documentation/softiw.rst; the QP is in ERROR, and no byte
+ * of the memory around and inside the region was written.
+ */
+static void hostile_access(struct kunit *test)
+{
+	const struct hostile_access_case *c = test->param_value;
+	struct cmt *t = cmt_setup(test, 22104);
+	u8 *mem = kunit_kmalloc(test, 1024, GFP_KERNEL);
+	struct hostile_peer p;
+	u8 f[96];
+	u64 iova, to;
+	u32 stag;
+	int i, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	memset(mem, HOSTILE_GUARD, 1024);
+	stag = hostile_case_stag(test, t, c, mem + 256, &iova);
+	to = c->abs ? (u64)c->to : iova + c->to;
+	hostile_peer_connect(t, &p, false, 1);
+	if (c->stag == HOSTILE_STAG_INVALIDATED)
+		hostile_local_inv(t, &p, stag);
+	if (c->rreq)
+		n = hostile_rreq_put(f, 1, 0x99, 0, c->len, stag, to);
+	else
+		n = hostile_tagged_put(f, c->stag == HOSTILE_STAG_RRESP ?
+				       HOSTILE_RRESP_LAST : HOSTILE_WRITE_LAST,
+				       stag, to, "12345678", c->len);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
+	hostile_expect_term(t, &p, c->layer_etype, c->ecode);
+	for (i = 0; i < 1024; i++)
+		if (mem[i] != HOSTILE_GUARD)
+			break;
+	KUNIT_EXPECT_EQ(test, i, 1024);
+	cmt_teardown(t);
+}
+
 static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_bad_key),
 	KUNIT_CASE(hostile_oversize_pdata),
@@ -698,6 +1153,14 @@ static struct kunit_case hostile_cases[] = {
 	{}
 };
 
+static struct kunit_case hostile_rdma_cases[] = {
+	KUNIT_CASE(hostile_rdma_wire),
+	KUNIT_CASE(hostile_rdma_remote),
+	KUNIT_CASE(hostile_rdma_ird),
+	KUNIT_CASE_PARAM(hostile_access, hostile_access_case_gen_params),
+	{}
+};
+
 static struct kunit_suite hostile_suite = {
 	.suite_init = cmt_suite_init,
 	.suite_exit = cmt_suite_exit,
@@ -706,4 +1169,12 @@ static struct kunit_suite hostile_suite = {
 	.test_cases = hostile_cases,
 };
 
-kunit_test_suite(hostile_suite);
+static struct kunit_suite hostile_rdma_suite = {
+	.suite_init = cmt_suite_init,
+	.suite_exit = cmt_suite_exit,
+	.name = "kiwi_softiw_remote_access",
+	.exit = hostile_exit,
+	.test_cases = hostile_rdma_cases,
+};
+
+kunit_test_suites(&hostile_suite, &hostile_rdma_suite);
