@@ -438,6 +438,10 @@ static int softiw_sq_add(struct softiw_qp *sqp, const struct kiwi_send_wr *wr)
 		return -EOPNOTSUPP;
 	if (wr->num_sge < 0 || wr->num_sge > sqp->sq.max_sge)
 		return -EINVAL;
+	/* With ORD 0 a READ would wait forever, and all behind it. */
+	if (wr->opcode == KIWI_WR_RDMA_READ && !sqp->ord &&
+	    sqp->state == KIWI_QPS_RTS)
+		return -EINVAL;
 	if (!wqe)
 		return -ENOMEM;
 	ret = softiw_sq_fill(sqp, wqe, wr);

@@ -141,6 +141,8 @@ struct softiw_wq {
  * @sq: the send queue
  * @rq: the receive queue
  * @mulpdu: established: longest ULPDU the QP sends in one FPDU
+ * @ord: established: READs the QP may have outstanding (MPA's ORD); a
+ *	READ posted while it is 0 is refused
  * @tx_fpdus: FPDUs of SEND messages sent (statistics, for tests)
  * @rx_busy: receive runs that stopped on their budget (statistics)
  * @flush_pending: in ERROR, but the bound endpoint's flush has not run
@@ -159,6 +161,7 @@ struct softiw_qp {
 	struct softiw_wq sq;
 	struct softiw_wq rq;
 	u16 mulpdu;
+	u16 ord;
 	u64 tx_fpdus;
 	u64 rx_busy;
 	bool flush_pending;
