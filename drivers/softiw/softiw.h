@@ -243,6 +243,7 @@ int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 		       const u32 *inv_rkey);
 struct softiw_wqe *softiw_sq_next(struct softiw_qp *sqp);
 struct softiw_wqe *softiw_sq_read(struct softiw_qp *sqp);
+bool softiw_sq_has_read(struct softiw_qp *sqp);
 int softiw_sq_sent(struct softiw_qp *sqp, struct softiw_wqe *wqe);
 int softiw_sq_read_done(struct softiw_qp *sqp, struct softiw_wqe *wqe);
 enum kiwi_qp_state softiw_qp_state(struct softiw_qp *sqp);

@@ -758,6 +758,25 @@ static int hostile_poll(struct cmt *t, struct kiwi_wc *wc)
 }
 
 /*
+ * MPA revision 1: the responder sends nothing before the initiator's
+ * first FPDU (RFC 5044). Send one, a SEND the oldest RECV takes.
+ */
+static void hostile_prime(struct cmt *t, struct hostile_peer *p)
+{
+	const struct hostile_fpdu f = { HOSTILE_SEND_LAST, 1, 0, "go", 2 };
+	struct kunit *test = t->test;
+	struct kiwi_wc wc;
+	u8 buf[32];
+	int n;
+
+	n = hostile_fpdu_put(buf, &f, false);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p->s, buf, n), n);
+	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+}
+
+/*
  * softiw's RDMA WRITE and Read Request on the wire, byte by byte (RFC
  * 5041, RFC 5040); ORD 1 holds the second READ back until the first one's
  * response is in; the response, in two segments, lands in the READ's
@@ -918,6 +937,63 @@ static void hostile_rdma_ird(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
 	hostile_expect_term(t, &p, 0x02, 0x07);
 	cmt_teardown(t);
+}
+
+/*
+ * The peer's FIN where the Read Response should come (@after: a READ
+ * posted after the FIN): no response can follow it, so the connection
+ * ends at once, CLOSE(-ECONNRESET), every work request flushed, the
+ * READ queued beyond ORD 1 and the SEND behind it included.
+ */
+static void hostile_rdma_fin(struct kunit *test, u16 port, bool after)
+{
+	struct cmt *t = cmt_setup(test, port);
+	const struct cmt_rec *r;
+	struct hostile_peer p;
+	struct kiwi_wc wc;
+	int n, bad = 0;
+	u8 f[64];
+
+	hostile_peer_connect(t, &p, false, 2);
+	hostile_prime(t, &p);
+	if (after) {
+		KUNIT_ASSERT_EQ(test, kernel_sock_shutdown(p.s, SHUT_WR), 0);
+		KUNIT_ASSERT_NOT_NULL(test, cmt_wait(t,
+						     KIWI_CM_EVENT_DISCONNECT,
+						     p.child));
+	}
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, KIWI_WR_RDMA_READ, p.mr,
+					   520, 100, 0x7000, 0x11223344), 0);
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 2, KIWI_WR_RDMA_READ, p.mr,
+					   1024, 8, 0x8000, 0x55667788), 0);
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 3, KIWI_WR_SEND, p.mr, 0, 4,
+					   0, 0), 0);
+	if (!after) {
+		n = hostile_recv_fpdu(p.s, f, sizeof(f));
+		KUNIT_ASSERT_EQ(test, n, 2 + 18 + 28 + 4);
+		KUNIT_EXPECT_EQ(test, f[3], 0x41);	/* Read Request */
+		KUNIT_ASSERT_EQ(test, kernel_sock_shutdown(p.s, SHUT_WR), 0);
+	}
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_ERROR);
+	for (n = 0; n < 8 && kiwi_poll_cq(t->cq, 1, &wc) == 1; n++)
+		bad += wc.status != -ECANCELED;
+	KUNIT_EXPECT_EQ(test, n, 4);	/* 2 READs, the SEND, the RECV */
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
+static void hostile_rdma_fin_for_read(struct kunit *test)
+{
+	hostile_rdma_fin(test, 22106, false);
+}
+
+static void hostile_rdma_read_after_fin(struct kunit *test)
+{
+	hostile_rdma_fin(test, 22107, true);
 }
 
 /**
@@ -1157,6 +1233,8 @@ static struct kunit_case hostile_rdma_cases[] = {
 	KUNIT_CASE(hostile_rdma_wire),
 	KUNIT_CASE(hostile_rdma_remote),
 	KUNIT_CASE(hostile_rdma_ird),
+	KUNIT_CASE(hostile_rdma_fin_for_read),
+	KUNIT_CASE(hostile_rdma_read_after_fin),
 	KUNIT_CASE_PARAM(hostile_access, hostile_access_case_gen_params),
 	{}
 };
