@@ -792,7 +792,8 @@ static void hostile_rdma_wire(struct kunit *test)
 	u8 f[160], data[100];
 	int i, n;
 
-	hostile_peer_connect(t, &p, false, 1);
+	hostile_peer_connect(t, &p, false, 2);
+	hostile_prime(t, &p);
 	memset(p.buf + 512, HOSTILE_GUARD, 1024);
 	for (i = 0; i < 100; i++)
 		p.buf[2048 + i] = i * 3;
@@ -1151,7 +1152,7 @@ static u32 hostile_case_stag(struct kunit *test, struct cmt *t,
 	return mr->rkey;
 }
 
-/* Invalidate @stag with a LOCAL_INV on the peer's QP. */
+/* Invalidate @stag with a LOCAL_INV on the peer's QP (primed first). */
 static void hostile_local_inv(struct cmt *t, struct hostile_peer *p, u32 stag)
 {
 	struct kiwi_send_wr wr = {
@@ -1161,6 +1162,8 @@ static void hostile_local_inv(struct cmt *t, struct hostile_peer *p, u32 stag)
 	const struct kiwi_send_wr *bad;
 	struct kiwi_wc wc;
 
+	hostile_post_recv(t, p, 78, 512, 256);
+	hostile_prime(t, p);
 	KUNIT_ASSERT_EQ(t->test, kiwi_post_send(p->qp, &wr, &bad), 0);
 	KUNIT_ASSERT_EQ(t->test, hostile_poll(t, &wc), 1);
 	KUNIT_EXPECT_EQ(t->test, wc.wr_id, 77ULL);
