@@ -109,17 +109,21 @@ static struct dpt *dpt_setup(struct kunit *test, u16 port, u32 cqe, u32 sq,
 	return d;
 }
 
-/* Connect s[0] to s[1], the passive end accepting with @ird and @ord. */
+/* Connect s[0] (IRD 4, ORD @ord) to s[1] (accepting with @ird and @ord). */
 static void dpt_connect_depth(struct dpt *d, u32 ird, u32 ord)
 {
 	struct kunit *test = d->t->test;
 	struct kiwi_conn_param p = {
 		.ird = ird, .ord = ord, .qpn = d->s[1].qp->qpn,
 	};
+	struct kiwi_conn_param c = {
+		.private_data = "dp", .private_data_len = 2,
+		.ird = 4, .ord = ord, .qpn = d->s[0].qp->qpn,
+	};
 	const struct cmt_rec *r;
 
 	cmt_listen(d->t);
-	d->id[0] = cmt_connect_qp(d->t, "dp", d->t->port, d->s[0].qp->qpn);
+	d->id[0] = cmt_connect_param(d->t, d->t->port, &c);
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	d->id[1] = r->id;
@@ -1089,6 +1093,9 @@ static void rdma_mixed_order(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, wc.status, 0);
 			KUNIT_EXPECT_EQ(test, wc.opcode, wcs[ops[i]]);
 		}
+		/* Each completed once: nothing more comes. */
+		KUNIT_EXPECT_EQ(test, kiwi_poll_cq(s->cq, 1,
+						   &(struct kiwi_wc){}), 0);
 	}
 	/*
 	 * A WRITE completes when sent; it is placed before the READs posted
@@ -1159,9 +1166,9 @@ static void rdma_destroy_reads_in_flight(struct kunit *test)
 }
 
 /*
- * ORD 0 on one end (its peer accepted with IRD 0), on the other (it
- * accepted with ORD 0 itself): a READ is refused at post with -EINVAL,
- * and does not hold up the SEND posted after it.
+ * ORD 0 on both ends (each asked for it, the passive end with IRD 0 as
+ * well), with either MPA revision: a READ is refused at post with
+ * -EINVAL, and does not hold up the SEND posted after it.
  */
 static void rdma_read_ord_zero(struct kunit *test)
 {

@@ -283,8 +283,7 @@ static void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	p->child = r->id;
-	p->buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p->buf);
+	p->buf = cmt_buf(t, 4096);
 	p->mr = cmt_mr(t, p->buf, 4096, KIWI_ACCESS_LOCAL_WRITE);
 	cp.qpn = cmt_qp(t);
 	p->qp = t->qps[t->nqps - 1];
@@ -883,13 +882,12 @@ static void hostile_rdma_wire(struct kunit *test)
 static void hostile_rdma_remote(struct kunit *test)
 {
 	struct cmt *t = cmt_setup(test, 22102);
-	u8 *mem = kunit_kmalloc(test, 1024, GFP_KERNEL);
+	u8 *mem = cmt_buf(t, 1024);
 	struct hostile_peer p;
 	struct kiwi_mr *mr;
 	u8 f[128];
 	int i, n;
 
-	KUNIT_ASSERT_NOT_NULL(test, mem);
 	memset(mem, HOSTILE_GUARD, 1024);
 	mr = cmt_mr(t, mem + 256, HOSTILE_REGION, KIWI_ACCESS_ALL);
 	hostile_peer_connect(t, &p, false, 1);
@@ -1180,14 +1178,13 @@ static void hostile_access(struct kunit *test)
 {
 	const struct hostile_access_case *c = test->param_value;
 	struct cmt *t = cmt_setup(test, 22104);
-	u8 *mem = kunit_kmalloc(test, 1024, GFP_KERNEL);
+	u8 *mem = cmt_buf(t, 1024);
 	struct hostile_peer p;
 	u8 f[96];
 	u64 iova, to;
 	u32 stag;
 	int i, n;
 
-	KUNIT_ASSERT_NOT_NULL(test, mem);
 	memset(mem, HOSTILE_GUARD, 1024);
 	stag = hostile_case_stag(test, t, c, mem + 256, &iova);
 	to = c->abs ? (u64)c->to : iova + c->to;
