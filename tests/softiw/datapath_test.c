@@ -1203,6 +1203,7 @@ static void rdma_read_ord_zero(struct kunit *test)
 			.remote_addr = b->mr->iova, .rkey = b->mr->rkey,
 		};
 		KUNIT_ASSERT_EQ(test, dpt_recv(b, 4, 0, 64), 0);
+		KUNIT_ASSERT_EQ(test, dpt_recv(b, 6, 64, 64), 0);
 		KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, wr, &bad),
 				-EINVAL);
 		KUNIT_EXPECT_PTR_EQ(test, bad, &wr[1]);
@@ -1212,6 +1213,9 @@ static void rdma_read_ord_zero(struct kunit *test)
 		dpt_expect_wc(test, a, 5, KIWI_WC_SEND, 0);
 		KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
 		KUNIT_EXPECT_EQ(test, wc.wr_id, 4ULL);
+		KUNIT_EXPECT_EQ(test, wc.status, 0);
+		KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 6ULL);
 		KUNIT_EXPECT_EQ(test, wc.status, 0);
 		KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(a->qp),
 				KIWI_QPS_RTS);
