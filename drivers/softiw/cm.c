@@ -728,6 +728,11 @@ static void softiw_cep_step_established(struct softiw_cep *cep)
 		softiw_cep_dp_failed(cep, ret);
 		return;
 	}
+	/* No Read Response can come after the peer's FIN. */
+	if ((ret || cep->fin_rcvd) && softiw_sq_has_read(cep->qp)) {
+		softiw_cep_abort(cep, -ECONNRESET);
+		return;
+	}
 	if (req == KIWI_QPS_CLOSING && !cep->fin_sent &&
 	    softiw_cep_sq_drained(cep)) {
 		kernel_sock_shutdown(cep->sock, SHUT_WR);

@@ -438,6 +438,10 @@ static int softiw_sq_add(struct softiw_qp *sqp, const struct kiwi_send_wr *wr)
 		return -EOPNOTSUPP;
 	if (wr->num_sge < 0 || wr->num_sge > sqp->sq.max_sge)
 		return -EINVAL;
+	/* With ORD 0 a READ would wait forever, and all behind it. */
+	if (wr->opcode == KIWI_WR_RDMA_READ && !sqp->ord &&
+	    sqp->state == KIWI_QPS_RTS)
+		return -EINVAL;
 	if (!wqe)
 		return -ENOMEM;
 	ret = softiw_sq_fill(sqp, wqe, wr);
@@ -647,6 +651,32 @@ struct softiw_wqe *softiw_sq_read(struct softiw_qp *sqp)
 	}
 	spin_unlock_irqrestore(&sqp->lock, flags);
 	return wqe;
+}
+
+/**
+ * softiw_sq_has_read() - whether an RDMA READ still needs its response
+ * @sqp: the QP
+ *
+ * Sent and awaiting its response, or still queued.
+ *
+ * Context: any context.
+ * Return: true if the send queue holds a READ that is not done.
+ */
+bool softiw_sq_has_read(struct softiw_qp *sqp)
+{
+	struct softiw_wq *sq = &sqp->sq;
+	const struct softiw_wqe *w;
+	unsigned long flags;
+	bool found = false;
+	u32 i;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	for (i = 0; i < sq->count && !found; i++) {
+		w = &sq->wqe[(sq->head + i) % sq->size];
+		found = w->opcode == KIWI_WR_RDMA_READ && !w->done;
+	}
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	return found;
 }
 
 /* Complete the oldest send work requests that are done, in order. */

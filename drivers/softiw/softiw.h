@@ -141,6 +141,8 @@ struct softiw_wq {
  * @sq: the send queue
  * @rq: the receive queue
  * @mulpdu: established: longest ULPDU the QP sends in one FPDU
+ * @ord: established: READs the QP may have outstanding (MPA's ORD); a
+ *	READ posted while it is 0 is refused
  * @tx_fpdus: FPDUs of SEND messages sent (statistics, for tests)
  * @rx_busy: receive runs that stopped on their budget (statistics)
  * @flush_pending: in ERROR, but the bound endpoint's flush has not run
@@ -159,6 +161,7 @@ struct softiw_qp {
 	struct softiw_wq sq;
 	struct softiw_wq rq;
 	u16 mulpdu;
+	u16 ord;
 	u64 tx_fpdus;
 	u64 rx_busy;
 	bool flush_pending;
@@ -240,6 +243,7 @@ int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 		       const u32 *inv_rkey);
 struct softiw_wqe *softiw_sq_next(struct softiw_qp *sqp);
 struct softiw_wqe *softiw_sq_read(struct softiw_qp *sqp);
+bool softiw_sq_has_read(struct softiw_qp *sqp);
 int softiw_sq_sent(struct softiw_qp *sqp, struct softiw_wqe *wqe);
 int softiw_sq_read_done(struct softiw_qp *sqp, struct softiw_wqe *wqe);
 enum kiwi_qp_state softiw_qp_state(struct softiw_qp *sqp);

@@ -75,6 +75,7 @@ int softiw_tx_start(struct softiw_cep *cep,
 	tx->rreq_msn = 1;
 	spin_lock_irqsave(&cep->qp->lock, flags);
 	cep->qp->mulpdu = tx->mulpdu;
+	cep->qp->ord = tx->ord;
 	spin_unlock_irqrestore(&cep->qp->lock, flags);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/rtnetlink.h>
+#include <linux/slab.h>
 #include <linux/netdevice.h>
 #include <linux/string.h>
 #include <linux/tcp.h>
@@ -76,7 +77,8 @@ void cmt_suite_exit(struct kunit_suite *suite)
 }
 
 /**
- * cmt_release() - destroy ids, QPs, the CQ and the device reference
+ * cmt_release() - destroy ids, QPs, MRs, their memory, the CQ and the
+ *	device reference
  * @t: the fixture
  *
  * Idempotent; runs by itself when the test case ends.
@@ -94,6 +96,9 @@ void cmt_release(struct cmt *t)
 	for (i = 0; i < t->nmrs; i++)
 		kiwi_dereg_mr(t->mrs[i]);
 	t->nmrs = 0;
+	for (i = 0; i < t->nbufs; i++)
+		kfree(t->bufs[i]);
+	t->nbufs = 0;
 	if (t->cq && !IS_ERR(t->cq))
 		kiwi_destroy_cq(t->cq);
 	t->cq = NULL;
@@ -276,6 +281,28 @@ void cmt_destroy_qp(struct cmt *t, struct kiwi_qp *qp)
 }
 
 /**
+ * cmt_buf() - zeroed memory for MRs, freed with the fixture
+ * @t: the fixture
+ * @len: its length
+ *
+ * Freed after the QPs and MRs over it are gone, even when an assertion
+ * ends the case early (kunit_kzalloc() memory taken after cmt_setup()
+ * would be freed before them).
+ *
+ * Return: the memory; the test is aborted on failure.
+ */
+void *cmt_buf(struct cmt *t, size_t len)
+{
+	void *buf;
+
+	KUNIT_ASSERT_LT(t->test, t->nbufs, CMT_MAX_IDS);
+	buf = kzalloc(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(t->test, buf);
+	t->bufs[t->nbufs++] = buf;
+	return buf;
+}
+
+/**
  * cmt_mr() - register memory for the test, deregistered with the fixture
  * @t: the fixture
  * @buf: the memory, alive until the test case ends
@@ -328,10 +355,25 @@ struct kiwi_cm_id *cmt_connect_qp(struct cmt *t, const char *pd, u16 port,
 		.private_data = pd, .private_data_len = pd ? strlen(pd) : 0,
 		.ird = 4, .ord = 4, .qpn = qpn,
 	};
+
+	return cmt_connect_param(t, port, &p);
+}
+
+/**
+ * cmt_connect_param() - connect a new id with the given parameters
+ * @t: the fixture
+ * @port: the port on 127.0.0.1
+ * @p: QP, IRD/ORD and private data
+ *
+ * Return: the id; kiwi_cm_connect() returned 0.
+ */
+struct kiwi_cm_id *cmt_connect_param(struct cmt *t, u16 port,
+				     const struct kiwi_conn_param *p)
+{
 	struct kiwi_cm_id *id = cmt_id(t);
 
 	cmt_addr(&id->remote_addr, port);
-	KUNIT_ASSERT_EQ(t->test, kiwi_cm_connect(id, &p), 0);
+	KUNIT_ASSERT_EQ(t->test, kiwi_cm_connect(id, p), 0);
 	return id;
 }
 

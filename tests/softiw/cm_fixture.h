@@ -56,6 +56,8 @@ struct cmt_rec {
  * @nqps: their number
  * @mrs: MRs deregistered at the end
  * @nmrs: their number
+ * @bufs: memory freed at the end, after the MRs over it
+ * @nbufs: their number
  * @live_ids: kiwi_cm_live_ids() at setup
  * @port: TCP port of this test's listener
  */
@@ -73,6 +75,8 @@ struct cmt {
 	int nqps;
 	struct kiwi_mr *mrs[CMT_MAX_IDS];
 	int nmrs;
+	void *bufs[CMT_MAX_IDS];
+	int nbufs;
 	int live_ids;
 	u16 port;
 };
@@ -91,8 +95,11 @@ struct kiwi_cm_id *cmt_connect_qp(struct cmt *t, const char *pd, u16 port,
 				  u32 qpn);
 struct kiwi_qp *cmt_qp_init(struct cmt *t,
 			    const struct kiwi_qp_init_attr *init);
+struct kiwi_cm_id *cmt_connect_param(struct cmt *t, u16 port,
+				     const struct kiwi_conn_param *p);
 u32 cmt_qp(struct cmt *t);
 void cmt_destroy_qp(struct cmt *t, struct kiwi_qp *qp);
+void *cmt_buf(struct cmt *t, size_t len);
 struct kiwi_mr *cmt_mr(struct cmt *t, void *buf, size_t len, u32 access);
 const struct cmt_rec *cmt_wait(struct cmt *t, u8 event, struct kiwi_cm_id *id);
 int cmt_count(struct cmt *t, u8 event);

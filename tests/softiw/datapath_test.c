@@ -109,16 +109,21 @@ static struct dpt *dpt_setup(struct kunit *test, u16 port, u32 cqe, u32 sq,
 	return d;
 }
 
-static void dpt_connect(struct dpt *d)
+/* Connect s[0] (IRD 4, ORD @ord) to s[1] (accepting with @ird and @ord). */
+static void dpt_connect_depth(struct dpt *d, u32 ird, u32 ord)
 {
 	struct kunit *test = d->t->test;
 	struct kiwi_conn_param p = {
-		.ird = 4, .ord = 4, .qpn = d->s[1].qp->qpn,
+		.ird = ird, .ord = ord, .qpn = d->s[1].qp->qpn,
+	};
+	struct kiwi_conn_param c = {
+		.private_data = "dp", .private_data_len = 2,
+		.ird = 4, .ord = ord, .qpn = d->s[0].qp->qpn,
 	};
 	const struct cmt_rec *r;
 
 	cmt_listen(d->t);
-	d->id[0] = cmt_connect_qp(d->t, "dp", d->t->port, d->s[0].qp->qpn);
+	d->id[0] = cmt_connect_param(d->t, d->t->port, &c);
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	d->id[1] = r->id;
@@ -128,6 +133,11 @@ static void dpt_connect(struct dpt *d)
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REPLY, d->id[0]);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_EQ(test, r->status, 0);
+}
+
+static void dpt_connect(struct dpt *d)
+{
+	dpt_connect_depth(d, 4, 4);
 }
 
 static int dpt_recv(struct dpt_side *s, u64 wr_id, u32 off, u32 len)
@@ -1083,6 +1093,9 @@ static void rdma_mixed_order(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, wc.status, 0);
 			KUNIT_EXPECT_EQ(test, wc.opcode, wcs[ops[i]]);
 		}
+		/* Each completed once: nothing more comes. */
+		KUNIT_EXPECT_EQ(test, kiwi_poll_cq(s->cq, 1,
+						   &(struct kiwi_wc){}), 0);
 	}
 	/*
 	 * A WRITE completes when sent; it is placed before the READs posted
@@ -1149,6 +1162,64 @@ static void rdma_destroy_reads_in_flight(struct kunit *test)
 	}
 	KUNIT_EXPECT_NOT_NULL(test, cmt_wait(d->t, KIWI_CM_EVENT_CLOSE,
 					     d->id[1]));
+	cmt_teardown(d->t);
+}
+
+/*
+ * ORD 0 on both ends (each asked for it, the passive end with IRD 0 as
+ * well), with either MPA revision: a READ is refused at post with
+ * -EINVAL, and does not hold up the SEND posted after it.
+ */
+static void rdma_read_ord_zero(struct kunit *test)
+{
+	const struct kiwi_send_wr *bad = NULL;
+	struct dpt_side *a, *b;
+	struct kiwi_sge sge;
+	struct kiwi_send_wr wr[2];
+	struct kiwi_wc wc;
+	struct dpt *d;
+	int k;
+
+	d = dpt_setup(test, 23364, 16, 8, 8);
+	dpt_connect_depth(d, 0, 0);
+	for (k = 0; k < 2; k++) {
+		a = &d->s[k];
+		b = &d->s[!k];
+		KUNIT_EXPECT_EQ(test, dpt_rdma(a, 1, KIWI_WR_RDMA_READ, 0, 64,
+					       b, 0), -EINVAL);
+		/* In a chain: the SEND before it goes, bad_wr is the READ. */
+		sge = (struct kiwi_sge){
+			.addr = a->mr->iova, .length = 8, .lkey = a->mr->lkey,
+		};
+		wr[0] = (struct kiwi_send_wr){
+			.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+			.opcode = KIWI_WR_SEND,
+			.send_flags = KIWI_SEND_SIGNALED, .next = &wr[1],
+		};
+		wr[1] = (struct kiwi_send_wr){
+			.wr_id = 3, .sg_list = &sge, .num_sge = 1,
+			.opcode = KIWI_WR_RDMA_READ,
+			.send_flags = KIWI_SEND_SIGNALED,
+			.remote_addr = b->mr->iova, .rkey = b->mr->rkey,
+		};
+		KUNIT_ASSERT_EQ(test, dpt_recv(b, 4, 0, 64), 0);
+		KUNIT_ASSERT_EQ(test, dpt_recv(b, 6, 64, 64), 0);
+		KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, wr, &bad),
+				-EINVAL);
+		KUNIT_EXPECT_PTR_EQ(test, bad, &wr[1]);
+		KUNIT_ASSERT_EQ(test, dpt_send(a, 5, 0, 8,
+					       KIWI_SEND_SIGNALED), 0);
+		dpt_expect_wc(test, a, 2, KIWI_WC_SEND, 0);
+		dpt_expect_wc(test, a, 5, KIWI_WC_SEND, 0);
+		KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 4ULL);
+		KUNIT_EXPECT_EQ(test, wc.status, 0);
+		KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 6ULL);
+		KUNIT_EXPECT_EQ(test, wc.status, 0);
+		KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(a->qp),
+				KIWI_QPS_RTS);
+	}
 	cmt_teardown(d->t);
 }
 
@@ -1241,6 +1312,7 @@ static struct kunit_case rdma_cases[] = {
 	KUNIT_CASE_PARAM(rdma_read_size, dpt_size_gen_params),
 	KUNIT_CASE(rdma_mixed_order),
 	KUNIT_CASE(rdma_destroy_reads_in_flight),
+	KUNIT_CASE(rdma_read_ord_zero),
 	KUNIT_CASE(rdma_send_with_inv),
 	KUNIT_CASE(rdma_send_inv_refused),
 	{}

@@ -290,8 +290,7 @@ static void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	p->child = r->id;
-	p->buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p->buf);
+	p->buf = cmt_buf(t, 4096);
 	p->mr = cmt_mr(t, p->buf, 4096, KIWI_ACCESS_LOCAL_WRITE);
 	cp.qpn = cmt_qp(t);
 	p->qp = t->qps[t->nqps - 1];
@@ -766,6 +765,25 @@ static int hostile_poll(struct cmt *t, struct kiwi_wc *wc)
 }
 
 /*
+ * MPA revision 1: the responder sends nothing before the initiator's
+ * first FPDU (RFC 5044). Send one, a SEND the oldest RECV takes.
+ */
+static void hostile_prime(struct cmt *t, struct hostile_peer *p)
+{
+	const struct hostile_fpdu f = { HOSTILE_SEND_LAST, 1, 0, "go", 2 };
+	struct kunit *test = t->test;
+	struct kiwi_wc wc;
+	u8 buf[32];
+	int n;
+
+	n = hostile_fpdu_put(buf, &f, false);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p->s, buf, n), n);
+	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+}
+
+/*
  * softiw's RDMA WRITE and Read Request on the wire, byte by byte (RFC
  * 5041, RFC 5040); ORD 1 holds the second READ back until the first one's
  * response is in; the response, in two segments, lands in the READ's
@@ -781,7 +799,8 @@ static void hostile_rdma_wire(struct kunit *test)
 	u8 f[160], data[100];
 	int i, n;
 
-	hostile_peer_connect(t, &p, false, 1);
+	hostile_peer_connect(t, &p, false, 2);
+	hostile_prime(t, &p);
 	memset(p.buf + 512, HOSTILE_GUARD, 1024);
 	for (i = 0; i < 100; i++)
 		p.buf[2048 + i] = i * 3;
@@ -871,13 +890,12 @@ static void hostile_rdma_wire(struct kunit *test)
 static void hostile_rdma_remote(struct kunit *test)
 {
 	struct cmt *t = cmt_setup(test, 22102);
-	u8 *mem = kunit_kmalloc(test, 1024, GFP_KERNEL);
+	u8 *mem = cmt_buf(t, 1024);
 	struct hostile_peer p;
 	struct kiwi_mr *mr;
 	u8 f[128];
 	int i, n;
 
-	KUNIT_ASSERT_NOT_NULL(test, mem);
 	memset(mem, HOSTILE_GUARD, 1024);
 	mr = cmt_mr(t, mem + 256, HOSTILE_REGION, KIWI_ACCESS_ALL);
 	hostile_peer_connect(t, &p, false, 1);
@@ -926,6 +944,63 @@ static void hostile_rdma_ird(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
 	hostile_expect_term(t, &p, 0x02, 0x07);
 	cmt_teardown(t);
+}
+
+/*
+ * The peer's FIN where the Read Response should come (@after: a READ
+ * posted after the FIN): no response can follow it, so the connection
+ * ends at once, CLOSE(-ECONNRESET), every work request flushed, the
+ * READ queued beyond ORD 1 and the SEND behind it included.
+ */
+static void hostile_rdma_fin(struct kunit *test, u16 port, bool after)
+{
+	struct cmt *t = cmt_setup(test, port);
+	const struct cmt_rec *r;
+	struct hostile_peer p;
+	struct kiwi_wc wc;
+	int n, bad = 0;
+	u8 f[64];
+
+	hostile_peer_connect(t, &p, false, 2);
+	hostile_prime(t, &p);
+	if (after) {
+		KUNIT_ASSERT_EQ(test, kernel_sock_shutdown(p.s, SHUT_WR), 0);
+		KUNIT_ASSERT_NOT_NULL(test, cmt_wait(t,
+						     KIWI_CM_EVENT_DISCONNECT,
+						     p.child));
+	}
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, KIWI_WR_RDMA_READ, p.mr,
+					   520, 100, 0x7000, 0x11223344), 0);
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 2, KIWI_WR_RDMA_READ, p.mr,
+					   1024, 8, 0x8000, 0x55667788), 0);
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 3, KIWI_WR_SEND, p.mr, 0, 4,
+					   0, 0), 0);
+	if (!after) {
+		n = hostile_recv_fpdu(p.s, f, sizeof(f));
+		KUNIT_ASSERT_EQ(test, n, 2 + 18 + 28 + 4);
+		KUNIT_EXPECT_EQ(test, f[3], 0x41);	/* Read Request */
+		KUNIT_ASSERT_EQ(test, kernel_sock_shutdown(p.s, SHUT_WR), 0);
+	}
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_ERROR);
+	for (n = 0; n < 8 && kiwi_poll_cq(t->cq, 1, &wc) == 1; n++)
+		bad += wc.status != -ECANCELED;
+	KUNIT_EXPECT_EQ(test, n, 4);	/* 2 READs, the SEND, the RECV */
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
+static void hostile_rdma_fin_for_read(struct kunit *test)
+{
+	hostile_rdma_fin(test, 22106, false);
+}
+
+static void hostile_rdma_read_after_fin(struct kunit *test)
+{
+	hostile_rdma_fin(test, 22107, true);
 }
 
 /**
@@ -1083,7 +1158,7 @@ static u32 hostile_case_stag(struct kunit *test, struct cmt *t,
 	return mr->rkey;
 }
 
-/* Invalidate @stag with a LOCAL_INV on the peer's QP. */
+/* Invalidate @stag with a LOCAL_INV on the peer's QP (primed first). */
 static void hostile_local_inv(struct cmt *t, struct hostile_peer *p, u32 stag)
 {
 	struct kiwi_send_wr wr = {
@@ -1093,6 +1168,8 @@ static void hostile_local_inv(struct cmt *t, struct hostile_peer *p, u32 stag)
 	const struct kiwi_send_wr *bad;
 	struct kiwi_wc wc;
 
+	hostile_post_recv(t, p, 78, 512, 256);
+	hostile_prime(t, p);
 	KUNIT_ASSERT_EQ(t->test, kiwi_post_send(p->qp, &wr, &bad), 0);
 	KUNIT_ASSERT_EQ(t->test, hostile_poll(t, &wc), 1);
 	KUNIT_EXPECT_EQ(t->test, wc.wr_id, 77ULL);
@@ -1109,14 +1186,13 @@ static void hostile_access(struct kunit *test)
 {
 	const struct hostile_access_case *c = test->param_value;
 	struct cmt *t = cmt_setup(test, 22104);
-	u8 *mem = kunit_kmalloc(test, 1024, GFP_KERNEL);
+	u8 *mem = cmt_buf(t, 1024);
 	struct hostile_peer p;
 	u8 f[96];
 	u64 iova, to;
 	u32 stag;
 	int i, n;
 
-	KUNIT_ASSERT_NOT_NULL(test, mem);
 	memset(mem, HOSTILE_GUARD, 1024);
 	stag = hostile_case_stag(test, t, c, mem + 256, &iova);
 	to = c->abs ? (u64)c->to : iova + c->to;
@@ -1165,6 +1241,8 @@ static struct kunit_case hostile_rdma_cases[] = {
 	KUNIT_CASE(hostile_rdma_wire),
 	KUNIT_CASE(hostile_rdma_remote),
 	KUNIT_CASE(hostile_rdma_ird),
+	KUNIT_CASE(hostile_rdma_fin_for_read),
+	KUNIT_CASE(hostile_rdma_read_after_fin),
 	KUNIT_CASE_PARAM(hostile_access, hostile_access_case_gen_params),
 	{}
 };

@@ -278,8 +278,7 @@ static void rtr_pair(struct kunit *test)
 
 	rtr_set_type(test, c->type);
 	cmt_param(test, "mpa_crc", c->crc ? "Y" : "N");
-	buf = kunit_kzalloc(test, 512, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
+	buf = cmt_buf(t, 512);
 	mr = cmt_mr(t, buf, 512, KIWI_ACCESS_LOCAL_WRITE);
 	cmt_qp(t);
 	qa = t->qps[t->nqps - 1];
@@ -392,9 +391,8 @@ static void rtr_veth(struct kunit *test)
 	rtr_set_type(test, *type);
 	ta = rtr_fixture_in(test, &init_net, "kv0", "softiw_kv0");
 	tb = rtr_fixture_in(test, peer, "kv1", "softiw_kv1");
-	ba = kunit_kzalloc(test, 128, GFP_KERNEL);
-	bb = kunit_kzalloc(test, 128, GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, ba && bb);
+	ba = cmt_buf(ta, 128);
+	bb = cmt_buf(tb, 128);
 	memcpy(ba + 64, "ping", 4);
 	memcpy(bb + 64, "pong", 4);
 	ma = cmt_mr(ta, ba, 128, KIWI_ACCESS_LOCAL_WRITE);
@@ -486,8 +484,7 @@ static void rtr_raw_connect(struct cmt *t, struct rtr_raw *p, int type)
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	p->child = r->id;
-	p->buf = kunit_kzalloc(test, 64, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p->buf);
+	p->buf = cmt_buf(t, 64);
 	mr = cmt_mr(t, p->buf, 64, KIWI_ACCESS_LOCAL_WRITE);
 	cp.qpn = cmt_qp(t);
 	p->qp = t->qps[t->nqps - 1];
@@ -910,8 +907,7 @@ static void rtr_rev1_first_fpdu(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(s, req, n), n);
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	buf = kunit_kzalloc(test, 128, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
+	buf = cmt_buf(t, 128);
 	memcpy(buf + 64, "xyz", 3);
 	mr = cmt_mr(t, buf, 128, KIWI_ACCESS_LOCAL_WRITE);
 	cp.qpn = cmt_qp(t);
