@@ -271,22 +271,15 @@ static void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
 {
 	struct kunit *test = t->test;
 	struct kiwi_conn_param cp = { .ird = 1, .ord = 1 };
-	/*
-	 * Revision 2 with IRD 1, ORD 1: a revision 1 responder would hold
-	 * its FPDUs until the peer's first one.
-	 */
-	u8 req[24] = KEY_REQ, rep[24];
+	u8 req[20] = KEY_REQ, rep[20];
 	const struct cmt_rec *r;
 	int i;
 
-	req[16] = 0x10 | (crc ? 0x40 : 0);
-	req[17] = 2;
-	req[19] = 4;
-	req[21] = 1;
-	req[23] = 1;
+	req[16] = crc ? 0x40 : 0;
+	req[17] = 1;
 	cmt_listen(t);
 	p->s = cmt_raw_connect(test, t->port);
-	KUNIT_ASSERT_EQ(test, cmt_raw_send(p->s, req, sizeof(req)), 24);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p->s, req, sizeof(req)), 20);
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	p->child = r->id;
@@ -299,10 +292,9 @@ static void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(p->child, &cp), 0);
 	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
 					     p->child));
-	KUNIT_ASSERT_EQ(test, hostile_recv_all(p->s, rep, sizeof(rep)), 24);
+	KUNIT_ASSERT_EQ(test, hostile_recv_all(p->s, rep, sizeof(rep)), 20);
 	CMT_EXPECT_MEM(test, rep, KEY_REP, 16);
 	KUNIT_EXPECT_EQ(test, rep[16] & 0x60, crc ? 0x40 : 0);
-	KUNIT_EXPECT_EQ(test, rep[17], 2);
 }
 
 /**
