@@ -179,7 +179,7 @@ def main():
     problems += [f"rmmod {m} failed" for m in st["unload_failed"]]
     if st["boot"] is not None and not st["done"] and not timeouts:
         problems.append("the VM stopped before finishing (see console.log)")
-    problems += kiwi_vm.scan_console(console, [], [])
+    problems += kiwi_vm.scan_console(console, ([], []), [])
 
     print_trace(st)
     print_summary(st)
