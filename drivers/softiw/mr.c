@@ -142,7 +142,7 @@ struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
 	return softiw_mr_publish(softiw_dev(kdev), smr);
 }
 
-/* Entries of @sgl with bytes in them; -EINVAL if one is too long. */
+/* Entries of @sgl with bytes in them; -EINVAL if there are too many. */
 static int softiw_sg_pieces(struct scatterlist *sgl, unsigned int nents)
 {
 	struct scatterlist *sg;
