@@ -172,6 +172,9 @@ static bool kiwi_device_has_verbs_groups(const struct kiwi_provider_ops *ops)
 
 	if (qp % 4 || cq % 4 || mr % 2)
 		return false;
+	/* Optional, but only with the MR group. */
+	if (ops->reg_sg_mr && !mr)
+		return false;
 	return !qp || cq;
 }
 
@@ -185,7 +188,8 @@ static bool kiwi_device_has_verbs_groups(const struct kiwi_provider_ops *ops)
  * Return: 0; -EINVAL for a nameless device, an op table without a
  * connection op or with part of a verbs group (QP: create, destroy,
  * post_send, post_recv; CQ: create, destroy, poll, req_notify, required
- * with QPs; MR: reg_kernel_mr, dereg_mr), or limits beyond what MPA
+ * with QPs; MR: reg_kernel_mr, dereg_mr; reg_sg_mr is optional but
+ * needs the MR group), or limits beyond what MPA
  * carries; -EEXIST if the name is taken; or the error of
  * @ops->query_device.
  */

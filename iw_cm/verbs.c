@@ -5,7 +5,11 @@
  * The data path (post, poll, notify) is a plain indirect call.
  */
 #include <linux/err.h>
+#include <linux/math.h>
 #include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
 
 #include "iwcm.h"
 
@@ -87,6 +91,11 @@ unsigned int kiwi_verbs_orphan(struct kiwi_device *dev)
  * @dev: the device
  * @init: CQs, queue sizes and cookie
  *
+ * The QP starts in IDLE with no access rights: its peer may make no RDMA
+ * WRITE or Read Request on it until kiwi_modify_qp() grants
+ * KIWI_ACCESS_REMOTE_WRITE or KIWI_ACCESS_REMOTE_READ (rdma_create_qp()
+ * grants both).
+ *
  * Context: process context; sleeps.
  * Return: the QP, or ERR_PTR(-ENODEV) if @dev is going away, -EINVAL for
  * missing CQs or sizes beyond the device's limits, or the provider's error.
@@ -126,12 +135,15 @@ EXPORT_SYMBOL_GPL(kiwi_create_qp);
  * @mask: KIWI_QP_ATTR_* bits saying which values to use
  *
  * Context: process context; sleeps.
- * Return: 0 or the provider's negative errno.
+ * Return: 0, -EINVAL for unknown access bits, or the provider's negative
+ * errno.
  */
 int kiwi_modify_qp(struct kiwi_qp *qp, const struct kiwi_qp_attr *attr,
 		   int mask)
 {
 	might_sleep();
+	if ((mask & KIWI_QP_ATTR_ACCESS) && (attr->access & ~KIWI_ACCESS_ALL))
+		return -EINVAL;
 	return qp->device->ops->modify_qp(qp, attr, mask);
 }
 EXPORT_SYMBOL_GPL(kiwi_modify_qp);
@@ -274,16 +286,38 @@ int kiwi_req_notify_cq(struct kiwi_cq *cq, enum kiwi_cq_notify flags)
 }
 EXPORT_SYMBOL_GPL(kiwi_req_notify_cq);
 
+/* Are @access valid MR rights? Remote write needs local write. */
+static bool kiwi_mr_access_ok(u32 access)
+{
+	if (access & ~KIWI_ACCESS_ALL)
+		return false;
+	return !(access & KIWI_ACCESS_REMOTE_WRITE) ||
+	       (access & KIWI_ACCESS_LOCAL_WRITE);
+}
+
+/* Take over an MR the provider returned, or drop the device reference. */
+static struct kiwi_mr *kiwi_mr_track(struct kiwi_device *dev,
+				     struct kiwi_mr *mr)
+{
+	if (IS_ERR(mr)) {
+		kiwi_device_put(dev);
+		return mr;
+	}
+	mr->device = dev;
+	kiwi_verbs_track(dev, &mr->node, &dev->mrs);
+	return mr;
+}
+
 /**
  * kiwi_reg_kernel_mr() - register kernel memory
  * @dev: the device
- * @addr: start, in the kernel's direct map
+ * @addr: start, in the kernel's direct map or vmalloc space
  * @length: bytes
  * @access: KIWI_ACCESS_* bits; KIWI_ACCESS_REMOTE_WRITE requires
  *	KIWI_ACCESS_LOCAL_WRITE
  *
  * The MR's rkey lets the peer of any connected QP of @dev read or write
- * the region, as @access allows.
+ * the region, as @access (and the QP's own rights) allow.
  *
  * Context: process context; sleeps.
  * Return: the MR, or ERR_PTR(-ENODEV) if @dev is going away, -EINVAL for
@@ -293,26 +327,136 @@ EXPORT_SYMBOL_GPL(kiwi_req_notify_cq);
 struct kiwi_mr *kiwi_reg_kernel_mr(struct kiwi_device *dev, void *addr,
 				   size_t length, u32 access)
 {
-	struct kiwi_mr *mr;
-
 	might_sleep();
 	if (!dev->ops->reg_kernel_mr || !addr || !length ||
-	    (access & ~KIWI_ACCESS_ALL) ||
-	    ((access & KIWI_ACCESS_REMOTE_WRITE) &&
-	     !(access & KIWI_ACCESS_LOCAL_WRITE)))
+	    !kiwi_mr_access_ok(access))
 		return ERR_PTR(-EINVAL);
 	if (!kiwi_device_get_live(dev))
 		return ERR_PTR(-ENODEV);
-	mr = dev->ops->reg_kernel_mr(dev, addr, length, access);
-	if (IS_ERR(mr)) {
-		kiwi_device_put(dev);
-		return mr;
-	}
-	mr->device = dev;
-	kiwi_verbs_track(dev, &mr->node, &dev->mrs);
-	return mr;
+	return kiwi_mr_track(dev, dev->ops->reg_kernel_mr(dev, addr, length,
+							   access));
 }
 EXPORT_SYMBOL_GPL(kiwi_reg_kernel_mr);
+
+/* The bytes of @nents entries at @sgl; 0 if there are fewer. */
+static u64 kiwi_sg_length(struct scatterlist *sgl, unsigned int nents)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+	u64 len = 0;
+
+	for_each_sg(sgl, sg, nents, i) {
+		if (!sg)
+			return 0;
+		len += sg->length;
+	}
+	return len;
+}
+
+/**
+ * kiwi_reg_sg_mr() - register the memory a scatterlist describes
+ * @dev: the device
+ * @sgl: the first entry; the pages of each entry (page, offset, length:
+ *	any offset and length, highmem included) are the caller's and
+ *	must stay until kiwi_dereg_mr() returns. Entries of length 0 add
+ *	nothing. For an &struct sg_table pass its sgl and orig_nents.
+ * @nents: number of entries
+ * @iova: tagged offset of the first byte: the MR is [@iova, @iova +
+ *	length) to the peer, its bytes in entry order
+ * @access: KIWI_ACCESS_* bits, as for kiwi_reg_kernel_mr()
+ *
+ * The provider copies the list: @sgl may be freed once this returns.
+ *
+ * Context: process context; sleeps.
+ * Return: the MR, or ERR_PTR(-ENODEV) if @dev is going away,
+ * -EOPNOTSUPP if its provider has no such MRs, -EINVAL for no bytes, a
+ * region that reaches past the 64-bit tagged offset space or bad
+ * @access, or the provider's error.
+ */
+struct kiwi_mr *kiwi_reg_sg_mr(struct kiwi_device *dev,
+			       struct scatterlist *sgl, unsigned int nents,
+			       u64 iova, u32 access)
+{
+	u64 length, end;
+
+	might_sleep();
+	length = sgl && nents ? kiwi_sg_length(sgl, nents) : 0;
+	if (!length || check_add_overflow(iova, length, &end) ||
+	    !kiwi_mr_access_ok(access))
+		return ERR_PTR(-EINVAL);
+	if (!dev->ops->reg_sg_mr)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!kiwi_device_get_live(dev))
+		return ERR_PTR(-ENODEV);
+	return kiwi_mr_track(dev, dev->ops->reg_sg_mr(dev, sgl, nents, length,
+						       iova, access));
+}
+EXPORT_SYMBOL_GPL(kiwi_reg_sg_mr);
+
+/* Are @npages pages from @offset on exactly what @length bytes need? */
+static bool kiwi_pages_fit(struct page **pages, unsigned int npages,
+			   unsigned int offset, u64 length)
+{
+	unsigned int i;
+
+	if (!pages || !npages || !length || offset >= PAGE_SIZE ||
+	    length > (u64)npages * PAGE_SIZE - offset ||
+	    DIV_ROUND_UP_ULL(offset + length, PAGE_SIZE) != npages)
+		return false;
+	for (i = 0; i < npages; i++)
+		if (!pages[i])
+			return false;
+	return true;
+}
+
+/**
+ * kiwi_reg_page_mr() - register bytes spread over an array of pages
+ * @dev: the device
+ * @pages: the pages (highmem included), the caller's until
+ *	kiwi_dereg_mr() returns; the array itself may be freed on return
+ * @npages: entries at @pages, each one used
+ * @offset: of the first byte in @pages[0], below PAGE_SIZE
+ * @length: bytes: from @offset to the end of the first page, then whole
+ *	pages, then the start of the last
+ * @iova: tagged offset of the first byte
+ * @access: KIWI_ACCESS_* bits, as for kiwi_reg_kernel_mr()
+ *
+ * Context: process context; sleeps.
+ * Return: the MR, or ERR_PTR(-ENODEV) if @dev is going away,
+ * -EOPNOTSUPP if its provider has no such MRs, -EINVAL if the pages do
+ * not hold exactly @offset + @length bytes (rounded up to a page), for
+ * a region that wraps around, bad @access, -ENOMEM, or the provider's
+ * error.
+ */
+struct kiwi_mr *kiwi_reg_page_mr(struct kiwi_device *dev,
+				 struct page **pages, unsigned int npages,
+				 unsigned int offset, u64 length, u64 iova,
+				 u32 access)
+{
+	struct scatterlist *sgl;
+	struct kiwi_mr *mr;
+	u64 left = length;
+	unsigned int i;
+	u32 part;
+
+	might_sleep();
+	if (!kiwi_pages_fit(pages, npages, offset, length))
+		return ERR_PTR(-EINVAL);
+	sgl = kvcalloc(npages, sizeof(*sgl), GFP_KERNEL);
+	if (!sgl)
+		return ERR_PTR(-ENOMEM);
+	sg_init_table(sgl, npages);
+	for (i = 0; i < npages; i++) {
+		part = min_t(u64, left, PAGE_SIZE - offset);
+		sg_set_page(&sgl[i], pages[i], part, offset);
+		left -= part;
+		offset = 0;
+	}
+	mr = kiwi_reg_sg_mr(dev, sgl, npages, iova, access);
+	kvfree(sgl);
+	return mr;
+}
+EXPORT_SYMBOL_GPL(kiwi_reg_page_mr);
 
 /**
  * kiwi_dereg_mr() - deregister an MR

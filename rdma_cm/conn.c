@@ -252,16 +252,20 @@ EXPORT_SYMBOL_GPL(kiwi_rdma_disconnect);
  * @pd: must be NULL: kiwi has no protection domains
  * @qp_init_attr: CQs and queue sizes
  *
- * rdma_connect() and rdma_accept() then use it.
+ * rdma_connect() and rdma_accept() then use it. The QP gets the access
+ * rights Linux's iw_cm gives iWARP QPs, KIWI_QP_ACCESS_IWARP: its peer
+ * may RDMA WRITE and READ the MRs that allow it.
  *
  * Context: process context; sleeps.
  * Return: 0; -EINVAL with a @pd, without a device or if the id has a QP;
- * or the provider's error.
+ * or the provider's error (creating or modifying the QP).
  */
 int kiwi_rdma_create_qp(struct rdma_cm_id *id, struct kiwi_pd *pd,
 			struct kiwi_qp_init_attr *qp_init_attr)
 {
+	struct kiwi_qp_attr attr = { .access = KIWI_QP_ACCESS_IWARP };
 	struct kiwi_qp *qp;
+	int ret;
 
 	might_sleep();
 	if (pd || !id->device || id->qp)
@@ -269,6 +273,11 @@ int kiwi_rdma_create_qp(struct rdma_cm_id *id, struct kiwi_pd *pd,
 	qp = kiwi_create_qp(id->device, qp_init_attr);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
+	ret = kiwi_modify_qp(qp, &attr, KIWI_QP_ATTR_ACCESS);
+	if (ret) {
+		kiwi_destroy_qp(qp);
+		return ret;
+	}
 	id->qp = qp;
 	return 0;
 }

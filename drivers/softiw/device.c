@@ -310,6 +310,7 @@ const struct kiwi_provider_ops softiw_ops = {
 	.poll_cq = softiw_poll_cq,
 	.req_notify_cq = softiw_req_notify_cq,
 	.reg_kernel_mr = softiw_reg_kernel_mr,
+	.reg_sg_mr = softiw_reg_sg_mr,
 	.dereg_mr = softiw_dereg_mr,
 };
 

@@ -10,13 +10,21 @@
  * resolved when posted. The table is read under RCU, so posting works in
  * any context.
  *
+ * An MR is a list of pieces in tagged-offset order: a kernel virtual
+ * range is one piece, a page array or scatterlist one piece per entry.
  * Remote access (tagged placement, RDMA Read Responses) looks the STag
- * up again for every piece of payload and holds a reference on the MR
- * while it copies; deregistration waits for those references, so memory
- * is never touched after kiwi_dereg_mr() returned.
+ * up again for every piece of payload, holds a reference on the MR while
+ * it copies, and copies by walking the pieces, a page at a time
+ * (kmap_local_page()) where a piece is pages. Deregistration waits for
+ * those references, so memory is never touched after kiwi_dereg_mr()
+ * returned. Work requests' SGEs are kernel addresses, resolved when
+ * posted, so only an MR of a virtual range may back them.
  */
+#include <linux/highmem.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 
@@ -56,43 +64,128 @@ static struct softiw_mr *softiw_mr(struct kiwi_mr *mr)
 	return container_of(mr, struct softiw_mr, mr);
 }
 
-struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
-				     size_t length, u32 access)
+/* An MR of @npieces pieces (the one it embeds, or an array). */
+static struct softiw_mr *softiw_mr_alloc(u32 npieces, u64 iova, u64 length,
+					 u32 access)
 {
-	struct softiw_device *sdev = softiw_dev(kdev);
 	struct softiw_mr *smr;
+
+	smr = kzalloc(sizeof(*smr), GFP_KERNEL);
+	if (!smr)
+		return NULL;
+	smr->pieces = &smr->one;
+	if (npieces > 1) {
+		smr->pieces = kvcalloc(npieces, sizeof(*smr->pieces),
+				       GFP_KERNEL);
+		if (!smr->pieces) {
+			kfree(smr);
+			return NULL;
+		}
+	}
+	smr->npieces = npieces;
+	smr->access = access;
+	refcount_set(&smr->users, 1);
+	smr->mr.iova = iova;
+	smr->mr.length = length;
+	return smr;
+}
+
+/* Free an MR no reader of the STag table can see any more. */
+static void softiw_mr_free(struct softiw_mr *smr)
+{
+	if (smr->pieces != &smr->one)
+		kvfree(smr->pieces);
+	kfree_rcu(smr, rcu);
+}
+
+/* Give @smr an STag and publish it. Return: the MR or an ERR_PTR(). */
+static struct kiwi_mr *softiw_mr_publish(struct softiw_device *sdev,
+					 struct softiw_mr *smr)
+{
 	u32 index, key;
 	int ret;
 
-	might_sleep();
-	if (length > U32_MAX || (uintptr_t)addr + length < (uintptr_t)addr)
-		return ERR_PTR(-EINVAL);
-	smr = kzalloc(sizeof(*smr), GFP_KERNEL);
-	if (!smr)
-		return ERR_PTR(-ENOMEM);
-	smr->addr = addr;
-	smr->access = access;
-	refcount_set(&smr->users, 1);
-	smr->mr.iova = (uintptr_t)addr;
-	smr->mr.length = length;
 	/* Reserve the index; the MR is published once its STag is set. */
 	ret = xa_alloc(&sdev->mrs, &index, NULL, XA_LIMIT(1, SOFTIW_MAX_MR),
 		       GFP_KERNEL);
 	if (ret)
-		goto free_mr;
+		goto err_free_mr;
 	key = atomic_inc_return(&softiw_mr_key) & SOFTIW_STAG_KEY;
 	smr->mr.lkey = index << SOFTIW_STAG_INDEX_SHIFT | key;
 	smr->mr.rkey = smr->mr.lkey;
 	ret = xa_err(xa_store(&sdev->mrs, index, smr, GFP_KERNEL));
 	if (ret)
-		goto erase_index;
+		goto err_erase_index;
 	return &smr->mr;
 
-erase_index:
+err_erase_index:
 	xa_erase(&sdev->mrs, index);
-free_mr:
-	kfree(smr);
+err_free_mr:
+	softiw_mr_free(smr);
 	return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
+}
+
+struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
+				     size_t length, u32 access)
+{
+	struct softiw_mr *smr;
+
+	might_sleep();
+	if (length > U32_MAX || (uintptr_t)addr + length < (uintptr_t)addr)
+		return ERR_PTR(-EINVAL);
+	smr = softiw_mr_alloc(1, (uintptr_t)addr, length, access);
+	if (!smr)
+		return ERR_PTR(-ENOMEM);
+	smr->addr = addr;
+	smr->one.addr = addr;
+	smr->one.len = length;
+	return softiw_mr_publish(softiw_dev(kdev), smr);
+}
+
+/* Entries of @sgl with bytes in them; -EINVAL if there are too many. */
+static int softiw_sg_pieces(struct scatterlist *sgl, unsigned int nents)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+	int n = 0;
+
+	for_each_sg(sgl, sg, nents, i) {
+		if (sg->length)
+			n++;
+	}
+	return n > SOFTIW_MAX_MR_PIECES ? -EINVAL : n;
+}
+
+struct kiwi_mr *softiw_reg_sg_mr(struct kiwi_device *kdev,
+				 struct scatterlist *sgl, unsigned int nents,
+				 u64 length, u64 iova, u32 access)
+{
+	struct softiw_mr_piece *p;
+	struct softiw_mr *smr;
+	struct scatterlist *sg;
+	unsigned int i;
+	u64 start = 0;
+	int n;
+
+	might_sleep();
+	n = softiw_sg_pieces(sgl, nents);
+	if (n <= 0)
+		return ERR_PTR(-EINVAL);
+	smr = softiw_mr_alloc(n, iova, length, access);
+	if (!smr)
+		return ERR_PTR(-ENOMEM);
+	p = smr->pieces;
+	for_each_sg(sgl, sg, nents, i) {
+		if (!sg->length)
+			continue;
+		p->start = start;
+		p->page = sg_page(sg);
+		p->offset = sg->offset;
+		p->len = sg->length;
+		start += p->len;
+		p++;
+	}
+	return softiw_mr_publish(softiw_dev(kdev), smr);
 }
 
 void softiw_dereg_mr(struct kiwi_mr *mr)
@@ -105,7 +198,7 @@ void softiw_dereg_mr(struct kiwi_mr *mr)
 	/* Wait for the remote accesses in progress; no new one starts. */
 	softiw_mr_put(smr);
 	wait_var_event(&smr->users, !refcount_read(&smr->users));
-	kfree_rcu(smr, rcu);
+	softiw_mr_free(smr);
 }
 
 /**
@@ -139,12 +232,13 @@ static int softiw_mr_check_range(const struct softiw_mr *smr, u64 to, u32 len)
  * @to: the tagged offset (an address in the MR's iova space)
  * @len: bytes accessed
  * @access: KIWI_ACCESS_REMOTE_WRITE or KIWI_ACCESS_REMOTE_READ
- * @addr: set to the kernel address of @to
+ * @off: set to the offset of @to in the MR
  *
  * An STag is valid on every QP of the device that registered it, and on
  * no other: the STag table is per device, and kiwi has no protection
- * domains. On success the caller copies at most @len bytes at @addr and
- * then calls softiw_mr_put().
+ * domains. On success the caller copies at most @len bytes from @off on,
+ * with softiw_mr_map() or softiw_mr_copy_from(), and then calls
+ * softiw_mr_put().
  *
  * Context: any context.
  * Return: the MR, referenced; ERR_PTR(-ENOENT) for an unknown,
@@ -152,8 +246,7 @@ static int softiw_mr_check_range(const struct softiw_mr *smr, u64 to, u32 len)
  * @to + @len wraps around, -ERANGE outside the MR.
  */
 struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
-				       u64 to, u32 len, u32 access,
-				       void **addr)
+				       u64 to, u32 len, u32 access, u64 *off)
 {
 	struct softiw_mr *smr;
 	int ret;
@@ -173,8 +266,92 @@ struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
 		softiw_mr_put(smr);
 		return ERR_PTR(ret);
 	}
-	*addr = smr->addr + (to - smr->mr.iova);
+	*off = to - smr->mr.iova;
 	return smr;
+}
+
+/* The piece holding byte @off of @smr: the last one starting at or before. */
+static const struct softiw_mr_piece *
+softiw_mr_piece(const struct softiw_mr *smr, u64 off)
+{
+	u32 lo = 0, hi = smr->npieces, mid;
+
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (smr->pieces[mid].start <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &smr->pieces[lo];
+}
+
+/**
+ * softiw_mr_map() - map the bytes of an MR from an offset on
+ * @smr: the MR, referenced by softiw_mr_get_remote()
+ * @off: offset in the MR, of a byte inside it
+ * @len: bytes wanted
+ * @chunk: set to the mapping: at most @len bytes, up to the end of the
+ *	piece, or of the page for a piece of pages
+ *
+ * Undo with softiw_mr_unmap(), in reverse order of mapping.
+ *
+ * Context: any context.
+ */
+void softiw_mr_map(const struct softiw_mr *smr, u64 off, u32 len,
+		   struct softiw_mr_chunk *chunk)
+{
+	const struct softiw_mr_piece *p = softiw_mr_piece(smr, off);
+	u64 in = off - p->start, pos;
+	struct page *page;
+
+	chunk->len = min_t(u64, len, p->len - in);
+	chunk->kmapped = false;
+	if (!p->page) {
+		chunk->addr = p->addr + in;
+		return;
+	}
+	pos = p->offset + in;
+	page = nth_page(p->page, pos >> PAGE_SHIFT);
+	chunk->len = min_t(u64, chunk->len, PAGE_SIZE - offset_in_page(pos));
+	chunk->addr = kmap_local_page(page) + offset_in_page(pos);
+	chunk->kmapped = true;
+}
+
+/**
+ * softiw_mr_unmap() - undo softiw_mr_map()
+ * @chunk: the mapping
+ *
+ * Context: the context that mapped it.
+ */
+void softiw_mr_unmap(const struct softiw_mr_chunk *chunk)
+{
+	if (chunk->kmapped)
+		kunmap_local(chunk->addr);
+}
+
+/**
+ * softiw_mr_copy_from() - copy bytes out of an MR
+ * @smr: the MR, referenced by softiw_mr_get_remote()
+ * @off: offset in the MR of the first byte
+ * @dst: where to
+ * @len: bytes, all inside the MR
+ *
+ * Context: any context.
+ */
+void softiw_mr_copy_from(const struct softiw_mr *smr, u64 off, void *dst,
+			 u32 len)
+{
+	struct softiw_mr_chunk c;
+
+	while (len) {
+		softiw_mr_map(smr, off, len, &c);
+		memcpy(dst, c.addr, c.len);
+		softiw_mr_unmap(&c);
+		dst += c.len;
+		off += c.len;
+		len -= c.len;
+	}
 }
 
 /**
@@ -185,11 +362,13 @@ struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
  *	receive buffers; 0 for data that is only read)
  * @buf: filled with the kernel address and length
  *
- * An SGE of length 0 names no memory and needs no valid STag.
+ * An SGE of length 0 names no memory and needs no valid STag. An SGE
+ * must name an MR of a kernel virtual range (kiwi_reg_kernel_mr()):
+ * pages and scatterlists are for remote access only.
  *
  * Context: any context.
- * Return: 0, -EINVAL for an unknown or invalidated STag or a range
- * outside the MR, -EACCES if the MR lacks @access.
+ * Return: 0, -EINVAL for an unknown or invalidated STag, an MR over pages
+ * or a range outside the MR, -EACCES if the MR lacks @access.
  */
 int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
 		      u32 access, struct softiw_buf *buf)
@@ -204,7 +383,8 @@ int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
 		return 0;
 	rcu_read_lock();
 	smr = xa_load(&sdev->mrs, sge->lkey >> SOFTIW_STAG_INDEX_SHIFT);
-	if (!smr || smr->mr.lkey != sge->lkey || READ_ONCE(smr->invalid)) {
+	if (!smr || smr->mr.lkey != sge->lkey || READ_ONCE(smr->invalid) ||
+	    !smr->addr) {
 		ret = -EINVAL;
 		goto unlock;
 	}

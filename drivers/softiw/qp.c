@@ -302,7 +302,7 @@ int softiw_modify_qp(struct kiwi_qp *qp, const struct kiwi_qp_attr *attr,
 	if (mask & KIWI_QP_ATTR_STATE)
 		ret = softiw_qp_move(sqp, attr->qp_state, &cep);
 	if (!ret && (mask & KIWI_QP_ATTR_ACCESS))
-		sqp->access = attr->access;
+		WRITE_ONCE(sqp->access, attr->access);
 	spin_unlock_irqrestore(&sqp->lock, flags);
 	if (!ret && (mask & KIWI_QP_ATTR_STATE) &&
 	    attr->qp_state == KIWI_QPS_ERROR)

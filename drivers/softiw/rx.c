@@ -199,8 +199,26 @@ static int softiw_rx_begin_send(struct softiw_cep *cep)
 	return 0;
 }
 
+/* Does the QP let its peer make remote accesses of kind @access? */
+static bool softiw_rx_qp_allows(struct softiw_cep *cep, u32 access)
+{
+	return (READ_ONCE(cep->qp->access) & access) == access;
+}
+
 /*
- * An RDMA WRITE segment: its STag must name an MR of this device that
+ * The QP's rights forbid the access whatever the STag: RDMAP, remote
+ * protection error, access rights violation (RFC 5040 section 4.8).
+ */
+static int softiw_rx_qp_refuse(struct softiw_rx *rx)
+{
+	return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
+				SOFTIW_TERM_RDMAP_PROTECTION,
+				SOFTIW_TERM_RDMAP_ACCESS);
+}
+
+/*
+ * An RDMA WRITE segment: the QP must allow remote writes, its STag must
+ * name an MR of this device that
  * grants remote write, and the segment must fit it. Zero-length segments
  * are checked too (a peer-to-peer RTR hook would claim its zero-length
  * WRITE before this).
@@ -209,10 +227,12 @@ static int softiw_rx_begin_write(struct softiw_cep *cep)
 {
 	struct softiw_rx *rx = &cep->rx;
 	struct softiw_mr *smr;
-	void *addr;
+	u64 off;
 
+	if (!softiw_rx_qp_allows(cep, KIWI_ACCESS_REMOTE_WRITE))
+		return softiw_rx_qp_refuse(rx);
 	smr = softiw_mr_get_remote(cep->sdev, rx->h.stag, rx->h.to, rx->left,
-				   KIWI_ACCESS_REMOTE_WRITE, &addr);
+				   KIWI_ACCESS_REMOTE_WRITE, &off);
 	if (IS_ERR(smr))
 		return softiw_rx_tagged_error(rx,
 				softiw_ddp_access_ecode(PTR_ERR(smr)));
@@ -346,23 +366,31 @@ static int softiw_rx_body(struct softiw_cep *cep, u32 want, u32 *budget)
 	return ret;
 }
 
-/* WRITE payload, into the MR checked again for every piece. */
+/*
+ * WRITE payload, into the MR checked again for every piece: as much as
+ * fits the contiguous chunk of the MR the next byte goes to.
+ */
 static int softiw_rx_place(struct softiw_cep *cep, u32 want, u32 *budget)
 {
 	struct softiw_rx *rx = &cep->rx;
 	u32 off = rx->h.ulpdu_len - (SOFTIW_TAGGED_HLEN -
 				     SOFTIW_MPA_LEN_SIZE) - rx->left;
+	struct softiw_mr_chunk chunk;
 	struct softiw_mr *smr;
 	struct kvec vec;
+	u64 mo;
 	int ret;
 
 	smr = softiw_mr_get_remote(cep->sdev, rx->h.stag, rx->h.to + off, want,
-				   KIWI_ACCESS_REMOTE_WRITE, &vec.iov_base);
+				   KIWI_ACCESS_REMOTE_WRITE, &mo);
 	if (IS_ERR(smr))
 		return softiw_rx_tagged_error(rx,
 				softiw_ddp_access_ecode(PTR_ERR(smr)));
-	vec.iov_len = want;
-	ret = softiw_rx_take(cep, &vec, 1, want, budget);
+	softiw_mr_map(smr, mo, want, &chunk);
+	vec.iov_base = chunk.addr;
+	vec.iov_len = chunk.len;
+	ret = softiw_rx_take(cep, &vec, 1, chunk.len, budget);
+	softiw_mr_unmap(&chunk);
 	softiw_mr_put(smr);
 	return ret;
 }
@@ -456,8 +484,9 @@ static int softiw_rx_rresp_done(struct softiw_cep *cep)
 }
 
 /*
- * A Read Request: at most IRD are served at once, and its source must
- * name an MR of this device that grants remote read, and fit it.
+ * A Read Request: at most IRD are served at once, the QP must allow
+ * remote reads, and its source must name an MR of this device that
+ * grants remote read, and fit it.
  */
 static int softiw_rx_read_request(struct softiw_cep *cep)
 {
@@ -471,15 +500,17 @@ static int softiw_rx_read_request(struct softiw_cep *cep)
 		.src_to = get_unaligned_be64(&b->src_to),
 	};
 	struct softiw_mr *smr;
-	void *addr;
+	u64 off;
 
 	rx->rreq_msn++;
 	if (cep->tx.irq_count >= cep->tx.ird)
 		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
 					SOFTIW_TERM_RDMAP_OPERATION,
 					SOFTIW_TERM_RDMAP_STREAM);
+	if (!softiw_rx_qp_allows(cep, KIWI_ACCESS_REMOTE_READ))
+		return softiw_rx_qp_refuse(rx);
 	smr = softiw_mr_get_remote(cep->sdev, r.src_stag, r.src_to, r.len,
-				   KIWI_ACCESS_REMOTE_READ, &addr);
+				   KIWI_ACCESS_REMOTE_READ, &off);
 	if (IS_ERR(smr))
 		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
 					SOFTIW_TERM_RDMAP_PROTECTION,

@@ -24,6 +24,8 @@
 #define SOFTIW_MAX_CQ		16384
 #define SOFTIW_MAX_CQE		4096
 #define SOFTIW_MAX_MR		4096
+/* Pieces (scatterlist entries, pages) of one MR. */
+#define SOFTIW_MAX_MR_PIECES	SZ_256K
 #define SOFTIW_MAX_IRD_ORD	128
 /* Longest SEND message, in bytes; a RECV buffer may be larger. */
 #define SOFTIW_MAX_MSG		SZ_1M
@@ -49,9 +51,42 @@ struct softiw_device {
 struct softiw_cep;
 
 /**
+ * struct softiw_mr_piece - a contiguous part of an MR
+ * @start: offset of its first byte in the MR
+ * @page: its first page (the others follow it), or NULL for a kernel
+ *	virtual range
+ * @addr: the kernel virtual address of its first byte, if no @page
+ * @offset: of its first byte in @page (may exceed a page)
+ * @len: bytes
+ */
+struct softiw_mr_piece {
+	u64 start;
+	struct page *page;
+	void *addr;
+	u32 offset;
+	u32 len;
+};
+
+/**
+ * struct softiw_mr_chunk - bytes of an MR mapped by softiw_mr_map()
+ * @addr: kernel address
+ * @len: bytes
+ * @kmapped: @addr is from kmap_local_page()
+ */
+struct softiw_mr_chunk {
+	void *addr;
+	u32 len;
+	bool kmapped;
+};
+
+/**
  * struct softiw_mr - a memory region of kernel memory
  * @mr: the core's MR; lkey and rkey are the same STag
- * @addr: the kernel virtual address of its first byte
+ * @addr: an MR of a kernel virtual range: the address of its first byte,
+ *	for local SGEs; NULL for pages and scatterlists
+ * @pieces: its bytes, in order of tagged offset
+ * @npieces: entries at @pieces
+ * @one: the piece of an MR of one piece
  * @access: KIWI_ACCESS_* rights
  * @users: the STag table's reference and one per remote access in
  *	progress; deregistration waits until it is zero
@@ -62,6 +97,9 @@ struct softiw_cep;
 struct softiw_mr {
 	struct kiwi_mr mr;
 	void *addr;
+	struct softiw_mr_piece *pieces;
+	u32 npieces;
+	struct softiw_mr_piece one;
 	u32 access;
 	refcount_t users;
 	bool invalid;
@@ -136,7 +174,9 @@ struct softiw_wq {
  * @ref: the creator's reference and the connection manager's pins
  * @lock: protects @state, @access, @cep, @sq and @rq; interrupts off
  * @state: current state
- * @access: access rights given with KIWI_QP_ATTR_ACCESS
+ * @access: access rights given with KIWI_QP_ATTR_ACCESS, none at first:
+ *	the remote accesses its peer may make; the receiver reads it
+ *	without the lock
  * @cep: the connection endpoint bound to the QP, or NULL
  * @sq: the send queue
  * @rq: the receive queue
@@ -268,12 +308,19 @@ void softiw_mrs_init(struct softiw_device *sdev);
 void softiw_mrs_exit(struct softiw_device *sdev);
 struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
 				     size_t length, u32 access);
+struct kiwi_mr *softiw_reg_sg_mr(struct kiwi_device *kdev,
+				 struct scatterlist *sgl, unsigned int nents,
+				 u64 length, u64 iova, u32 access);
 void softiw_dereg_mr(struct kiwi_mr *mr);
 int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
 		      u32 access, struct softiw_buf *buf);
 struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
-				       u64 to, u32 len, u32 access,
-				       void **addr);
+				       u64 to, u32 len, u32 access, u64 *off);
+void softiw_mr_map(const struct softiw_mr *smr, u64 off, u32 len,
+		   struct softiw_mr_chunk *chunk);
+void softiw_mr_unmap(const struct softiw_mr_chunk *chunk);
+void softiw_mr_copy_from(const struct softiw_mr *smr, u64 off, void *dst,
+			 u32 len);
 void softiw_mr_put(struct softiw_mr *smr);
 int softiw_mr_invalidate(struct softiw_device *sdev, u32 stag, bool remote);
 bool softiw_mr_known(struct softiw_device *sdev, u32 stag);

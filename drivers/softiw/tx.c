@@ -341,15 +341,15 @@ static int softiw_tx_frame_rresp(struct softiw_cep *cep)
 	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
 	int hlen = kiwi_softiw_fpdu_put_hdr(&h, tx->buf, size);
 	struct softiw_mr *smr;
-	void *src;
+	u64 off;
 
 	if (n) {
 		smr = softiw_mr_get_remote(cep->sdev, r->src_stag,
 					   r->src_to + tx->mo, n,
-					   KIWI_ACCESS_REMOTE_READ, &src);
+					   KIWI_ACCESS_REMOTE_READ, &off);
 		if (IS_ERR(smr))
 			return softiw_tx_refuse(cep, PTR_ERR(smr));
-		memcpy(tx->buf + hlen, src, n);
+		softiw_mr_copy_from(smr, off, tx->buf + hlen, n);
 		softiw_mr_put(smr);
 	}
 	tx->mo += n;

@@ -56,6 +56,13 @@ struct net_device;
  *	Returns 0 or a negative errno.
  * @reg_kernel_mr: register @length bytes of kernel memory at @addr.
  *	Returns the MR or an ERR_PTR().
+ * @reg_sg_mr: optional: register the @length bytes of the @nents entries
+ *	of @sgl (entries of any offset and length, chained or not) so that
+ *	tagged offset @iova names the first byte. The provider copies what
+ *	it needs: @sgl is the caller's, and may be freed on return.
+ *	kiwi_reg_page_mr() uses it too. Without it those verbs fail with
+ *	-EOPNOTSUPP; with it the MR group must be there. Returns the MR or
+ *	an ERR_PTR().
  * @dereg_mr: deregister and free an MR.
  *
  * Every op is called in process context with no kiwi lock held and may
@@ -92,6 +99,10 @@ struct kiwi_provider_ops {
 	int (*req_notify_cq)(struct kiwi_cq *cq, enum kiwi_cq_notify flags);
 	struct kiwi_mr *(*reg_kernel_mr)(struct kiwi_device *dev, void *addr,
 					 size_t length, u32 access);
+	struct kiwi_mr *(*reg_sg_mr)(struct kiwi_device *dev,
+				     struct scatterlist *sgl,
+				     unsigned int nents, u64 length,
+				     u64 iova, u32 access);
 	void (*dereg_mr)(struct kiwi_mr *mr);
 };
 

@@ -14,6 +14,8 @@
 #include <linux/types.h>
 
 struct kiwi_device;
+struct page;
+struct scatterlist;
 struct kiwi_cq;
 struct kiwi_qp;
 
@@ -65,12 +67,18 @@ enum kiwi_qp_state {
 /*
  * Access rights of a QP or MR. An MR the peer may write must be locally
  * writable too: KIWI_ACCESS_REMOTE_WRITE requires KIWI_ACCESS_LOCAL_WRITE.
+ * A QP's rights say which remote accesses its peer may make at all
+ * (REMOTE_WRITE: RDMA WRITEs, REMOTE_READ: Read Requests); LOCAL_WRITE
+ * means nothing on a QP. A QP starts with none; rdma_create_qp() gives
+ * it KIWI_QP_ACCESS_IWARP, as Linux's iw_cm does for iWARP QPs.
  */
 #define KIWI_ACCESS_LOCAL_WRITE		BIT(0)
 #define KIWI_ACCESS_REMOTE_WRITE	BIT(1)
 #define KIWI_ACCESS_REMOTE_READ		BIT(2)
 #define KIWI_ACCESS_ALL			(KIWI_ACCESS_LOCAL_WRITE | \
 					 KIWI_ACCESS_REMOTE_WRITE | \
+					 KIWI_ACCESS_REMOTE_READ)
+#define KIWI_QP_ACCESS_IWARP		(KIWI_ACCESS_REMOTE_WRITE | \
 					 KIWI_ACCESS_REMOTE_READ)
 
 /**
@@ -164,7 +172,9 @@ struct kiwi_cq {
  * @device: the device
  * @lkey: local key
  * @rkey: remote key
- * @iova: address as the peer names it
+ * @iova: address of the first byte as the peer names it (the tagged
+ *	offset): the kernel address for kiwi_reg_kernel_mr(), the caller's
+ *	choice for kiwi_reg_page_mr() and kiwi_reg_sg_mr()
  * @length: bytes
  * @node: core only: entry in the device's MR list
  */
@@ -323,6 +333,13 @@ int kiwi_poll_cq(struct kiwi_cq *cq, int num_entries, struct kiwi_wc *wc);
 int kiwi_req_notify_cq(struct kiwi_cq *cq, enum kiwi_cq_notify flags);
 struct kiwi_mr *kiwi_reg_kernel_mr(struct kiwi_device *dev, void *addr,
 				   size_t length, u32 access);
+struct kiwi_mr *kiwi_reg_page_mr(struct kiwi_device *dev,
+				 struct page **pages, unsigned int npages,
+				 unsigned int offset, u64 length, u64 iova,
+				 u32 access);
+struct kiwi_mr *kiwi_reg_sg_mr(struct kiwi_device *dev,
+			       struct scatterlist *sgl, unsigned int nents,
+			       u64 iova, u32 access);
 void kiwi_dereg_mr(struct kiwi_mr *mr);
 
 #endif /* _KIWI_VERBS_H */

@@ -314,10 +314,14 @@ static u32 ipt_qp(struct ipt *t)
 		.cap = { .max_send_wr = IPT_MSGS, .max_recv_wr = IPT_MSGS,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
+	struct kiwi_qp_attr attr = { .access = KIWI_QP_ACCESS_IWARP };
 	struct kiwi_qp *qp = kiwi_create_qp(t->dev, &init);
 
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR(qp));
 	t->qp = qp;
+	/* rping's server READs and WRITEs the client's memory */
+	KUNIT_ASSERT_EQ(t->test, kiwi_modify_qp(qp, &attr,
+						KIWI_QP_ATTR_ACCESS), 0);
 	return qp->qpn;
 }
 

@@ -10,6 +10,7 @@
 #include <linux/in.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/scatterlist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
@@ -325,7 +326,9 @@ static void verbs_objects(struct kunit *test)
 	struct kiwi_wc wc[2];
 	struct kiwi_cq *cq;
 	struct kiwi_qp *qp;
+	struct scatterlist sg;
 	struct kiwi_mr *mr;
+	struct page *page;
 	void *buf;
 
 	KUNIT_EXPECT_EQ(test,
@@ -351,6 +354,7 @@ static void verbs_objects(struct kunit *test)
 
 	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
+	page = virt_to_page(buf);
 	mr = kiwi_reg_kernel_mr(u->dev, NULL, 64, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EINVAL);
 	/* Remote write needs local write; unknown bits are refused. */
@@ -358,6 +362,12 @@ static void verbs_objects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EINVAL);
 	mr = kiwi_reg_kernel_mr(u->dev, buf, 64, BIT(7));
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EINVAL);
+	/* reg_sg_mr is optional: the mock has none. */
+	sg_init_one(&sg, buf, 64);
+	mr = kiwi_reg_sg_mr(u->dev, &sg, 1, 0, KIWI_ACCESS_LOCAL_WRITE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EOPNOTSUPP);
+	mr = kiwi_reg_page_mr(u->dev, &page, 1, 0, 64, 0, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EOPNOTSUPP);
 	mr = kiwi_reg_kernel_mr(u->dev, buf, 64, KIWI_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_EQ(test, mr->length, 64);

@@ -130,6 +130,7 @@ struct cmt *cmt_setup(struct kunit *test, u16 port)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->test = test;
 	t->port = port;
+	t->qp_access = KIWI_QP_ACCESS_IWARP;
 	spin_lock_init(&t->lock);
 	init_waitqueue_head(&t->wq);
 	t->live_ids = kiwi_cm_live_ids();
@@ -250,18 +251,24 @@ struct kiwi_cm_id *cmt_listen(struct cmt *t)
  * @t: the fixture
  * @init: CQs, queue sizes and cookie
  *
- * The QP is destroyed with the fixture.
+ * The QP gets the access rights @t->qp_access says (by default those
+ * rdma_create_qp() gives). It is destroyed with the fixture.
  *
  * Return: the QP.
  */
 struct kiwi_qp *cmt_qp_init(struct cmt *t, const struct kiwi_qp_init_attr *init)
 {
+	struct kiwi_qp_attr attr = { .access = t->qp_access };
 	struct kiwi_qp *qp;
 
 	KUNIT_ASSERT_LT(t->test, t->nqps, CMT_MAX_IDS);
 	qp = kiwi_create_qp(t->dev, init);
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR(qp));
 	t->qps[t->nqps++] = qp;
+	if (t->qp_access != CMT_QP_AS_CREATED)
+		KUNIT_ASSERT_EQ(t->test, kiwi_modify_qp(qp, &attr,
+							KIWI_QP_ATTR_ACCESS),
+				0);
 	return qp;
 }
 

@@ -60,6 +60,9 @@ struct cmt_rec {
  * @nbufs: their number
  * @live_ids: kiwi_cm_live_ids() at setup
  * @port: TCP port of this test's listener
+ * @qp_access: rights cmt_qp_init() gives each new QP (KIWI_QP_ACCESS_IWARP
+ *	unless the test changes it), or CMT_QP_AS_CREATED to keep what
+ *	kiwi_create_qp() gives
  */
 struct cmt {
 	struct kunit *test;
@@ -79,7 +82,10 @@ struct cmt {
 	int nbufs;
 	int live_ids;
 	u16 port;
+	u32 qp_access;
 };
+
+#define CMT_QP_AS_CREATED	U32_MAX
 
 int cmt_suite_init(struct kunit_suite *suite);
 void cmt_suite_exit(struct kunit_suite *suite);

@@ -1006,6 +1006,8 @@ static void hostile_rdma_read_after_fin(struct kunit *test)
  * @layer_etype: the TERMINATE's first byte
  * @ecode: its error code
  * @desc: what is wrong
+ * @qp_access: rights of the QP: 0 for those of rdma_create_qp(),
+ *	CMT_QP_AS_CREATED for those of kiwi_create_qp(), else these
  */
 struct hostile_access_case {
 	bool rreq;
@@ -1017,6 +1019,7 @@ struct hostile_access_case {
 	u8 layer_etype;
 	u8 ecode;
 	const char *desc;
+	u32 qp_access;
 };
 
 enum {
@@ -1070,6 +1073,17 @@ static const struct hostile_access_case hostile_access_cases[] = {
 	  "READ, deregistered MR" },
 	{ true, HOSTILE_RW, HOSTILE_STAG_OTHER_DEV, 0, false, 8, 0x01, 0x00,
 	  "READ, other device's MR" },
+	/* The QP's rights, checked before the STag: RDMAP access rights. */
+	{ false, HOSTILE_RW, HOSTILE_STAG_OK, 0, false, 8, 0x01, 0x02,
+	  "WRITE, QP without remote write", KIWI_ACCESS_REMOTE_READ },
+	{ true, HOSTILE_RW, HOSTILE_STAG_OK, 0, false, 8, 0x01, 0x02,
+	  "READ, QP without remote read", KIWI_ACCESS_REMOTE_WRITE },
+	{ false, HOSTILE_RW, HOSTILE_STAG_OK, 0, false, 8, 0x01, 0x02,
+	  "WRITE, verbs QP (no rights)", CMT_QP_AS_CREATED },
+	{ true, HOSTILE_RW, HOSTILE_STAG_OK, 0, false, 8, 0x01, 0x02,
+	  "READ, verbs QP (no rights)", CMT_QP_AS_CREATED },
+	{ false, HOSTILE_RW, HOSTILE_STAG_UNKNOWN, 0, false, 8, 0x01, 0x02,
+	  "WRITE, QP without rights, bad STag", KIWI_ACCESS_LOCAL_WRITE },
 };
 
 static void hostile_access_case_desc(const struct hostile_access_case *c,
@@ -1188,6 +1202,8 @@ static void hostile_access(struct kunit *test)
 	memset(mem, HOSTILE_GUARD, 1024);
 	stag = hostile_case_stag(test, t, c, mem + 256, &iova);
 	to = c->abs ? (u64)c->to : iova + c->to;
+	if (c->qp_access)
+		t->qp_access = c->qp_access;
 	hostile_peer_connect(t, &p, false, 1);
 	if (c->stag == HOSTILE_STAG_INVALIDATED)
 		hostile_local_inv(t, &p, stag);
