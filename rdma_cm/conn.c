@@ -220,12 +220,17 @@ static int kiwi_rdma_cm_disconnect(struct kiwi_rdma_priv *priv, bool after)
  * kiwi_rdma_disconnect() - close a connection gracefully
  * @id: a connected id, or one that got DISCONNECTED
  *
- * DISCONNECTED follows when the connection is down. After DISCONNECTED
- * the call closes what is left: when the peer closed first, this side's
- * half of the stream, gracefully (otherwise destroying the id resets
- * it); when nothing is left, it does nothing. No second DISCONNECTED
- * follows. rdma_destroy_id() right after this call does not reset the
- * stream: the close goes on in the background.
+ * On a connected id DISCONNECTED (status 0) follows as soon as the
+ * provider took the close (the QP is in CLOSING, its FIN queued), without
+ * waiting for the peer's half of the close: the core finishes that in
+ * the background and the CLOSE that ends it is not shown. WRs posted
+ * before this call are still sent and may complete after DISCONNECTED;
+ * rdma_destroy_qp() completes or flushes every one before it returns.
+ * After DISCONNECTED the call closes what is left: when the peer closed
+ * first, this side's half of the stream, gracefully (otherwise
+ * destroying the id resets it); when nothing is left, it does nothing.
+ * No second DISCONNECTED follows. rdma_destroy_id() right after this call
+ * does not reset the stream either: the close goes on in the background.
  *
  * Context: process context; sleeps.
  * Return: 0, -EINVAL before any connection was attempted, or the
@@ -234,14 +239,17 @@ static int kiwi_rdma_cm_disconnect(struct kiwi_rdma_priv *priv, bool after)
 int kiwi_rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	enum kiwi_rdma_state from;
 	int ret;
 
 	might_sleep();
 	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_DISCONNECT);
 	if (ret)
 		return ret;
-	ret = kiwi_rdma_cm_disconnect(priv,
-				      priv->from == KIWI_RDMA_DISCONNECTED);
+	from = priv->from;
+	ret = kiwi_rdma_cm_disconnect(priv, from == KIWI_RDMA_DISCONNECTED);
+	if (!ret && from == KIWI_RDMA_ESTABLISHED)
+		kiwi_rdma_closing(priv);
 	return kiwi_rdma_leave(priv, KIWI_RDMA_CALL_DISCONNECT, ret);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_disconnect);

@@ -35,7 +35,10 @@ enum kiwi_rdma_status {
  * The iw_cm -> rdma_cm event table (Documentation/rdma_cm.rst has it too).
  * The first row matching the upcall, its status class and the id's state
  * wins: the id moves to @next (KEEP: unchanged) and the ULP gets @event.
- * An upcall no row matches is not shown to the ULP.
+ * An upcall no row matches is not shown to the ULP. One row is keyed by
+ * rdma_cm itself, not by an upcall: CLOSING (KIWI_RDMA_EV_CLOSING), the
+ * graceful close rdma_disconnect() started; the ULP is told DISCONNECTED
+ * then, and the CLOSE that ends that close later matches no row.
  */
 static const struct kiwi_rdma_map {
 	enum kiwi_cm_event_type iw;
@@ -56,6 +59,8 @@ static const struct kiwi_rdma_map {
 	  EV(CONNECT_ERROR), KIWI_RDMA_DISCONNECTED },
 	{ IW(ESTABLISHED), KIWI_RDMA_ST_ANY, S(CONNECT),
 	  EV(ESTABLISHED), KIWI_RDMA_ESTABLISHED },
+	{ KIWI_RDMA_EV_CLOSING, KIWI_RDMA_ST_OK, S(ESTABLISHED),
+	  EV(DISCONNECTED), KIWI_RDMA_DISCONNECTED },
 	{ IW(DISCONNECT), KIWI_RDMA_ST_ANY, S(ESTABLISHED),
 	  EV(DISCONNECTED), KIWI_RDMA_DISCONNECTED },
 	{ IW(CLOSE), KIWI_RDMA_ST_ANY, S(ESTABLISHED),
@@ -221,6 +226,41 @@ int kiwi_rdma_cm_handler(struct kiwi_cm_id *cm, const struct kiwi_cm_event *ev)
 	if (kiwi_rdma_deliver(priv, &rev, NULL))
 		kiwi_rdma_teardown(priv, NULL);
 	return 0;
+}
+
+/**
+ * kiwi_rdma_closing() - rdma_disconnect() started the id's graceful close
+ * @priv: the id; the core accepted the close (its QP is in CLOSING)
+ *
+ * The CLOSING row of the table: an ESTABLISHED id moves to DISCONNECTED
+ * now and its work tells the ULP, without waiting for the peer's half of
+ * the close, which the core finishes on its own. If a DISCONNECT or CLOSE
+ * moved the id first, that one is the ULP's DISCONNECTED and this does
+ * nothing: the state changes under the id's lock, so exactly one of them
+ * is shown.
+ *
+ * Context: process context.
+ */
+void kiwi_rdma_closing(struct kiwi_rdma_priv *priv)
+{
+	if (kiwi_rdma_apply(priv, KIWI_RDMA_EV_CLOSING, 0))
+		kiwi_rdma_kick(priv, KIWI_RDMA_TODO_CLOSING);
+}
+
+/**
+ * kiwi_rdma_closing_step() - tell the ULP DISCONNECTED for its own close
+ * @priv: the id, moved to DISCONNECTED by kiwi_rdma_closing()
+ *
+ * Context: the id's work.
+ * Return: non-zero if the id is to be torn down now.
+ */
+int kiwi_rdma_closing_step(struct kiwi_rdma_priv *priv)
+{
+	struct kiwi_cm_event ev = { .event = KIWI_RDMA_EV_CLOSING };
+	struct rdma_cm_event rev = {};
+
+	kiwi_rdma_fill(&rev, &ev, RDMA_CM_EVENT_DISCONNECTED);
+	return kiwi_rdma_deliver(priv, &rev, NULL);
 }
 
 /**

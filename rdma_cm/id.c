@@ -298,7 +298,8 @@ void kiwi_rdma_kick(struct kiwi_rdma_priv *priv, enum kiwi_rdma_todo todo)
 }
 
 /**
- * kiwi_rdma_work() - the id's own events: removal, ADDR_CHANGE, resolution
+ * kiwi_rdma_work() - the id's own events: removal, ADDR_CHANGE, the
+ *	DISCONNECTED of its own close, resolution
  * @work: the id's work
  *
  * Context: a kiwi_rdma_id_wq worker.
@@ -313,6 +314,9 @@ void kiwi_rdma_work(struct work_struct *work)
 		goto teardown;
 	if (test_and_clear_bit(KIWI_RDMA_TODO_CHANGE, &priv->todo) &&
 	    kiwi_rdma_change_step(priv))
+		goto teardown;
+	if (test_and_clear_bit(KIWI_RDMA_TODO_CLOSING, &priv->todo) &&
+	    kiwi_rdma_closing_step(priv))
 		goto teardown;
 	if (kiwi_rdma_resolve(priv))
 		goto teardown;

@@ -75,11 +75,21 @@ enum kiwi_rdma_call {
  *	resolution (bits in &kiwi_rdma_priv.todo)
  * @KIWI_RDMA_TODO_REMOVE: DEVICE_REMOVAL, for an id without an iw_cm id
  * @KIWI_RDMA_TODO_CHANGE: ADDR_CHANGE, for a resolved id
+ * @KIWI_RDMA_TODO_CLOSING: DISCONNECTED, for an id whose rdma_disconnect()
+ *	started the graceful close (the CLOSING row of the event table)
  */
 enum kiwi_rdma_todo {
 	KIWI_RDMA_TODO_REMOVE,
 	KIWI_RDMA_TODO_CHANGE,
+	KIWI_RDMA_TODO_CLOSING,
 };
+
+/*
+ * KIWI_RDMA_EV_CLOSING - the key of the event table's one row that is not
+ * an iw_cm upcall: rdma_disconnect() on an ESTABLISHED id, once the core
+ * took the graceful close (the QP is in CLOSING, its FIN queued).
+ */
+#define KIWI_RDMA_EV_CLOSING KIWI_CM_NR_EVENTS
 
 /**
  * struct kiwi_rdma_priv - an rdma_cm_id and what only the module sees
@@ -225,6 +235,8 @@ int kiwi_rdma_change_step(struct kiwi_rdma_priv *priv);
 int kiwi_rdma_cm_handler(struct kiwi_cm_id *cm,
 			 const struct kiwi_cm_event *ev);
 int kiwi_rdma_remove_step(struct kiwi_rdma_priv *priv);
+void kiwi_rdma_closing(struct kiwi_rdma_priv *priv);
+int kiwi_rdma_closing_step(struct kiwi_rdma_priv *priv);
 enum rdma_cm_event_type kiwi_rdma_map_event(enum kiwi_cm_event_type iw,
 					    int status,
 					    enum kiwi_rdma_state state);

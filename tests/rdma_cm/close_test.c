@@ -4,7 +4,8 @@
  * A server that disconnects and destroys its id at once closes the
  * stream gracefully: the client's DISCONNECTED has status 0, not
  * -ECONNRESET, and the server's iw_cm id lingers only until the client's
- * half of the close comes.
+ * half of the close comes. A client that disconnects first gets its
+ * DISCONNECTED before the server's FIN, and no reset is sent.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -12,7 +13,9 @@
 #include <linux/inet.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <net/ip.h>
 #include <net/net_namespace.h>
+#include <net/tcp.h>
 
 #include "rdmacm_test.h"
 #include "softiw.h"
@@ -239,6 +242,92 @@ static void rdmacm_softiw_destroy_after_disconnect(struct kunit *test)
 		   SC_ROUNDS);
 }
 
+/* TCP resets sent in init_net (lo carries both ends). */
+static unsigned long sc_resets(void)
+{
+	return snmp_fold_field(init_net.mib.tcp_statistics, TCP_MIB_OUTRSTS);
+}
+
+static int sc_count(struct sc *t, int side)
+{
+	unsigned long flags;
+	int n;
+
+	spin_lock_irqsave(&t->lock, flags);
+	n = t->count[side];
+	spin_unlock_irqrestore(&t->lock, flags);
+	return n;
+}
+
+/* Wait (5 s) until the client's iw_cm id is in @state. */
+static bool sc_wait_cm(struct sc *t, enum kiwi_cm_state state)
+{
+	struct kiwi_cm_id *cm = kiwi_rdma_priv(t->client)->cm;
+	int i;
+
+	for (i = 0; i < 250 && kiwi_cm_id_state(cm) != state; i++)
+		msleep(20);
+	return kiwi_cm_id_state(cm) == state;
+}
+
+/* The server closes its half and goes; the client goes before or after. */
+static void sc_close_both(struct sc *t, bool client_first)
+{
+	struct kunit *test = t->test;
+	struct rdma_cm_id *child;
+
+	if (client_first)
+		sc_destroy(t, &t->client);
+	child = sc_take(t, &t->child);
+	KUNIT_ASSERT_NOT_NULL(test, child);
+	KUNIT_EXPECT_EQ(test, rdma_disconnect(child), 0);
+	rdma_destroy_id(child);
+	if (client_first)
+		return;
+	/* the server's FIN ends the client's close: CLOSE, not shown */
+	KUNIT_EXPECT_TRUE(test, sc_wait_cm(t, KIWI_CM_STATE_IDLE));
+	sc_destroy(t, &t->client);
+}
+
+/*
+ * The client disconnects while the server does nothing: the client's
+ * DISCONNECTED (status 0) comes while its iw_cm id still waits for the
+ * server's FIN (CLOSING); the server's DISCONNECTED is 0 too. Then the
+ * server closes its half and both go, the client before the server's FIN
+ * (it lingers) in odd rounds: one event per side, no TCP reset sent.
+ * Before the prompt DISCONNECTED, the client's came only with the
+ * server's FIN, here never.
+ */
+static void rdmacm_softiw_prompt_disconnected(struct kunit *test)
+{
+	struct sc *t = sc_setup(test);
+	int live = kiwi_cm_live_ids();
+	unsigned long resets = sc_resets();
+	int i;
+
+	for (i = 0; i < SC_ROUNDS; i++) {
+		int c0, c1;
+
+		sc_connect(t);
+		c0 = sc_count(t, 0);
+		c1 = sc_count(t, 1);
+		KUNIT_ASSERT_EQ(test, rdma_disconnect(t->client), 0);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sc_wait(t, 0, RDMA_CM_EVENT_DISCONNECTED),
+				    0, "round %d", i);
+		KUNIT_EXPECT_TRUE_MSG(test, sc_wait_cm(t, KIWI_CM_STATE_CLOSING),
+				      "round %d", i);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sc_wait(t, 1, RDMA_CM_EVENT_DISCONNECTED),
+				    0, "round %d", i);
+		sc_close_both(t, i & 1);
+		KUNIT_ASSERT_TRUE_MSG(test, sc_wait_live(live), "round %d", i);
+		KUNIT_EXPECT_EQ(test, sc_count(t, 0), c0 + 1);
+		KUNIT_EXPECT_EQ(test, sc_count(t, 1), c1 + 1);
+	}
+	KUNIT_EXPECT_EQ(test, sc_resets(), resets);
+}
+
 static int sc_suite_init(struct kunit_suite *suite)
 {
 	int ret = kiwi_softiw_attach("lo");
@@ -254,6 +343,7 @@ static void sc_suite_exit(struct kunit_suite *suite)
 
 static struct kunit_case rdmacm_softiw_cases[] = {
 	KUNIT_CASE(rdmacm_softiw_destroy_after_disconnect),
+	KUNIT_CASE(rdmacm_softiw_prompt_disconnected),
 	{}
 };
 
