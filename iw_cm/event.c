@@ -304,6 +304,7 @@ static void kiwi_event_deliver(struct kiwi_cm_priv *priv,
 			kiwi_cm_destroy(priv);
 		goto out_put_listener;
 	}
+	kiwi_fault_deliver(&priv->id, &ev);
 	ret = priv->id.handler(&priv->id, &ev);
 	trace_kiwi_cm_deliver(&priv->id, ev.event, ev.status, ret);
 	kiwi_event_leave(priv, &d);
