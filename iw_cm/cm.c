@@ -397,10 +397,15 @@ void kiwi_cm_destroy(struct kiwi_cm_priv *priv)
  *
  * Ends whatever the id was doing (a listener stops listening, a pending
  * request is rejected, a connection is aborted), drops the events still
- * queued, and waits until no call of the handler is running, except the
- * caller's own when called from the handler. The handler is never called
- * again and @id must not be used again; the memory goes when the provider
- * drops its last reference.
+ * queued, and waits until no handler call for @id is in progress: a call
+ * lasts from its registration with the id, before the core enters the
+ * handler, to the handler's return, and for a listener includes its
+ * children's CONNECT_REQUEST calls. Not waited for are the caller's own
+ * call, and calls that themselves wait in a destroy for the caller's call
+ * (handlers destroying each other's ids, which would wait for ever). When
+ * this returns no other handler call for @id runs or will start, so the
+ * owner may free its context; @id must not be used again; the memory goes
+ * when the provider drops its last reference.
  *
  * A connection whose graceful close the owner started with
  * kiwi_cm_disconnect() is not aborted: like TCP's close(), the core
@@ -408,8 +413,10 @@ void kiwi_cm_destroy(struct kiwi_cm_priv *priv)
  * pinned until the provider's CLOSE, and aborts it only after linger_ms
  * or when the device is unregistered. This call does not wait for it.
  *
- * Context: process context; sleeps. Legal inside the id's own handler and
- * from WQ_MEM_RECLAIM workers (it never flushes a workqueue).
+ * Context: process context; sleeps. Legal inside any handler, the id's
+ * own included, and from WQ_MEM_RECLAIM workers (it never flushes a
+ * workqueue). Documentation/iw_cm.rst, "The owner's context", has the
+ * rule in full.
  */
 void kiwi_cm_destroy_id(struct kiwi_cm_id *id)
 {

@@ -17,11 +17,31 @@
 
 static struct workqueue_struct *kiwi_cm_wq;
 static DECLARE_WAIT_QUEUE_HEAD(kiwi_event_waitq);
+/* Handler calls waiting in a destroy, and the marks of one search. */
+static DEFINE_SPINLOCK(kiwi_event_wait_lock);
+static LIST_HEAD(kiwi_event_waiters);
+static unsigned long kiwi_event_mark;
 
-/* A handler call in progress, on the caller's stack. */
+/**
+ * struct kiwi_cm_call - a handler call in progress, on the worker's stack
+ * @task: the worker
+ * @waits: the id a kiwi_cm_destroy_id() made in the call waits for, or
+ *	NULL (kiwi_event_wait_lock)
+ * @wait_node: entry in kiwi_event_waiters while @waits is set
+ * @mark: equals kiwi_event_mark when the search found that @waits waits
+ *	for the searching call (kiwi_event_wait_lock)
+ */
+struct kiwi_cm_call {
+	struct task_struct *task;
+	struct kiwi_cm_priv *waits;
+	struct list_head wait_node;
+	unsigned long mark;
+};
+
+/* The registration of a call with an id (its own; a request's listener). */
 struct kiwi_cm_delivery {
 	struct list_head node;
-	struct task_struct *task;
+	struct kiwi_cm_call *call;
 };
 
 /**
@@ -128,10 +148,8 @@ static bool kiwi_event_enter(struct kiwi_cm_priv *target,
 
 	spin_lock_irqsave(&target->lock, flags);
 	live = !kiwi_cm_owner_gone(target->state);
-	if (live) {
-		d->task = current;
+	if (live)
 		list_add(&d->node, &target->deliveries);
-	}
 	spin_unlock_irqrestore(&target->lock, flags);
 	return live;
 }
@@ -148,68 +166,154 @@ static void kiwi_event_leave(struct kiwi_cm_priv *target,
 		wake_up_all(&kiwi_event_waitq);
 }
 
-/* Has @task a handler call registered with @priv? */
-static bool kiwi_event_running(struct kiwi_cm_priv *priv,
-			       struct task_struct *task)
-{
-	struct kiwi_cm_delivery *d;
-	unsigned long flags;
-	bool found = false;
-
-	spin_lock_irqsave(&priv->lock, flags);
-	list_for_each_entry(d, &priv->deliveries, node)
-		if (d->task == task)
-			found = true;
-	spin_unlock_irqrestore(&priv->lock, flags);
-	return found;
-}
-
 /*
- * Is the current task inside a kiwi handler call? Handlers run only in
+ * The handler call the current task is in, or NULL. Handlers run only in
  * kiwi_event_work(), whose id the running work item pins, and a running
  * call is registered with that id.
  */
-static bool kiwi_event_in_handler(void)
+static struct kiwi_cm_call *kiwi_event_current(void)
 {
 	struct work_struct *work = current_work();
+	struct kiwi_cm_call *call = NULL;
+	struct kiwi_cm_delivery *d;
+	struct kiwi_cm_priv *priv;
+	unsigned long flags;
 
 	if (!work || work->func != kiwi_event_work)
-		return false;
-	return kiwi_event_running(container_of(work, struct kiwi_cm_priv,
-					       work), current);
-}
-
-static bool kiwi_event_only_self(struct kiwi_cm_priv *priv)
-{
-	struct kiwi_cm_delivery *d;
-	unsigned long flags;
-	bool idle = true;
-
+		return NULL;
+	priv = container_of(work, struct kiwi_cm_priv, work);
 	spin_lock_irqsave(&priv->lock, flags);
 	list_for_each_entry(d, &priv->deliveries, node)
-		if (d->task != current)
-			idle = false;
+		if (d->call->task == current)
+			call = d->call;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return call;
+}
+
+/* No handler call at all is registered with @priv. */
+static bool kiwi_event_idle(struct kiwi_cm_priv *priv)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	idle = list_empty(&priv->deliveries);
 	spin_unlock_irqrestore(&priv->lock, flags);
 	return idle;
 }
 
+/*
+ * Is every call registered with @priv, but @skip, @c itself or marked
+ * (with @mark, as waiting for @c)? With @all false: is any?
+ */
+static bool kiwi_event_scan(struct kiwi_cm_priv *priv,
+			    struct kiwi_cm_call *skip, struct kiwi_cm_call *c,
+			    unsigned long mark, bool all)
+{
+	struct kiwi_cm_delivery *d;
+	bool hit, ret = all;
+
+	lockdep_assert_held(&kiwi_event_wait_lock);
+	spin_lock(&priv->lock);
+	list_for_each_entry(d, &priv->deliveries, node) {
+		if (d->call == skip)
+			continue;
+		hit = d->call == c || d->call->mark == mark;
+		if (hit != all) {
+			ret = hit;
+			break;
+		}
+	}
+	spin_unlock(&priv->lock);
+	return ret;
+}
+
+/*
+ * Mark every call waiting in a destroy that waits, directly or through
+ * other destroys, for @c: the id it waits for is handled by @c or by a
+ * call already marked. Each waiter's id is alive while it is listed: its
+ * destroy holds the owner's reference until it leaves the list.
+ */
+static unsigned long kiwi_event_mark_waiting_for(struct kiwi_cm_call *c)
+{
+	unsigned long mark = ++kiwi_event_mark;
+	struct kiwi_cm_call *u;
+	bool grew;
+
+	lockdep_assert_held(&kiwi_event_wait_lock);
+	do {
+		grew = false;
+		list_for_each_entry(u, &kiwi_event_waiters, wait_node) {
+			if (u == c || u->mark == mark ||
+			    !kiwi_event_scan(u->waits, u, c, mark, false))
+				continue;
+			u->mark = mark;
+			grew = true;
+		}
+	} while (grew);
+	return mark;
+}
+
+/*
+ * May @c's destroy of @priv return: does every other call registered with
+ * @priv wait, through destroys, for @c (and so would wait for ever)?
+ */
+static bool kiwi_event_settled(struct kiwi_cm_priv *priv,
+			       struct kiwi_cm_call *c)
+{
+	unsigned long mark;
+	bool settled;
+
+	spin_lock_irq(&kiwi_event_wait_lock);
+	mark = kiwi_event_mark_waiting_for(c);
+	settled = kiwi_event_scan(priv, c, NULL, mark, true);
+	spin_unlock_irq(&kiwi_event_wait_lock);
+	return settled;
+}
+
+/* @c's destroy waits for @priv (NULL: no longer); others may now settle. */
+static void kiwi_event_set_waits(struct kiwi_cm_call *c,
+				 struct kiwi_cm_priv *priv)
+{
+	spin_lock_irq(&kiwi_event_wait_lock);
+	c->waits = priv;
+	if (priv)
+		list_add_tail(&c->wait_node, &kiwi_event_waiters);
+	else
+		list_del(&c->wait_node);
+	spin_unlock_irq(&kiwi_event_wait_lock);
+	if (priv)
+		wake_up_all(&kiwi_event_waitq);
+}
+
 /**
  * kiwi_event_wait_idle() - wait until no other task runs the id's handler
- * @priv: a DESTROYING id (so no new handler call can start)
+ * @priv: a DESTROYING or LINGER id (so no new handler call can start)
  *
  * Waits on a flag, never flushes a workqueue, so it is safe from any
- * worker. From inside a handler call (of any id) it does not wait: two
- * handlers destroying each other's ids would wait for each other forever.
- * The other task's call may then still be finishing; no new one starts.
+ * worker. Outside handler calls it waits until no call is registered with
+ * @priv. From inside a handler call (of any id) it does not wait for its
+ * own call, nor for a call that itself waits in a destroy for the caller's
+ * call, directly or through other destroys: those would wait for each
+ * other forever (handlers destroying each other's ids). Every other call
+ * is waited for, including one the core has started but whose handler it
+ * has not entered yet.
  *
  * Context: process context; sleeps.
  */
 void kiwi_event_wait_idle(struct kiwi_cm_priv *priv)
 {
+	struct kiwi_cm_call *c;
+
 	might_sleep();
-	if (kiwi_event_in_handler())
+	c = kiwi_event_current();
+	if (!c) {
+		wait_event(kiwi_event_waitq, kiwi_event_idle(priv));
 		return;
-	wait_event(kiwi_event_waitq, kiwi_event_only_self(priv));
+	}
+	kiwi_event_set_waits(c, priv);
+	wait_event(kiwi_event_waitq, kiwi_event_settled(priv, c));
+	kiwi_event_set_waits(c, NULL);
 }
 
 /**
@@ -284,8 +388,9 @@ static void kiwi_event_deliver(struct kiwi_cm_priv *priv,
 		.ird = priv->id.ird,
 		.ord = priv->id.ord,
 	};
+	struct kiwi_cm_call call = { .task = current };
+	struct kiwi_cm_delivery d = { .call = &call }, dl = { .call = &call };
 	struct kiwi_cm_priv *listener = NULL;
-	struct kiwi_cm_delivery d, dl;
 	bool request;
 	int ret;
 
@@ -304,6 +409,7 @@ static void kiwi_event_deliver(struct kiwi_cm_priv *priv,
 			kiwi_cm_destroy(priv);
 		goto out_put_listener;
 	}
+	kiwi_fault_deliver(&priv->id, &ev);
 	ret = priv->id.handler(&priv->id, &ev);
 	trace_kiwi_cm_deliver(&priv->id, ev.event, ev.status, ret);
 	kiwi_event_leave(priv, &d);

@@ -2,7 +2,8 @@
 /*
  * Allocation failure injection for the KUnit fault pass: every allocation
  * site of the core asks kiwi_should_fail() first; a test arms the n-th
- * call to fail, runs a scenario, and checks nothing leaked or hung.
+ * call to fail, runs a scenario, and checks nothing leaked or hung. And a
+ * hook in the delivery of events, to hold one at a chosen point.
  */
 #include <linux/atomic.h>
 #include <linux/module.h>
@@ -15,6 +16,8 @@ static atomic_t kiwi_fault_countdown = ATOMIC_INIT(0);
 static atomic_t kiwi_fault_hook_countdown = ATOMIC_INIT(0);
 static void (*kiwi_fault_hook_fn)(void *data);
 static void *kiwi_fault_hook_data;
+static kiwi_fault_deliver_fn kiwi_fault_deliver_hook;
+static void *kiwi_fault_deliver_data;
 
 /* Run the armed hook at its call, see kiwi_fault_hook_nth(). */
 static void kiwi_fault_run_hook(void)
@@ -85,3 +88,43 @@ void kiwi_fault_hook_nth(int nth, void (*fn)(void *data), void *data)
 	atomic_set(&kiwi_fault_hook_countdown, nth);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_fault_hook_nth);
+
+/**
+ * kiwi_fault_hook_deliver() - run a function in every event delivery
+ * @fn: called by the delivering worker after the call was registered with
+ *	the id (and, for a request, its listener) and before the handler is
+ *	called; NULL disarms
+ * @data: passed to @fn
+ *
+ * Lets a test hold a delivery exactly where the core has started it but
+ * the owner's handler has not been entered yet. Arm and disarm it while
+ * no event is on its way to a handler: a delivery passing the hook point
+ * meanwhile may see the old @fn with the new @data (NULL when disarmed).
+ *
+ * Context: any context.
+ */
+void kiwi_fault_hook_deliver(kiwi_fault_deliver_fn fn, void *data)
+{
+	WRITE_ONCE(kiwi_fault_deliver_hook, NULL);
+	WRITE_ONCE(kiwi_fault_deliver_data, data);
+	smp_wmb();	/* @data before @fn: see kiwi_fault_deliver() */
+	WRITE_ONCE(kiwi_fault_deliver_hook, fn);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_fault_hook_deliver);
+
+/**
+ * kiwi_fault_deliver() - the delivery hook point
+ * @id: the id the event is delivered to
+ * @ev: the event
+ *
+ * Context: a kiwi_cm worker, before the handler call.
+ */
+void kiwi_fault_deliver(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
+{
+	kiwi_fault_deliver_fn fn = READ_ONCE(kiwi_fault_deliver_hook);
+
+	if (!fn)
+		return;
+	smp_rmb();	/* pairs with kiwi_fault_hook_deliver() */
+	fn(id, ev, READ_ONCE(kiwi_fault_deliver_data));
+}

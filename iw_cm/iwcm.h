@@ -189,10 +189,16 @@ void kiwi_device_report_leaks(struct kiwi_device *dev);
 /* fault.c: allocation failure injection for the KUnit fault pass */
 #if IS_ENABLED(CONFIG_KUNIT)
 bool kiwi_should_fail(void);
+void kiwi_fault_deliver(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev);
 #else
 static inline bool kiwi_should_fail(void)
 {
 	return false;
+}
+
+static inline void kiwi_fault_deliver(struct kiwi_cm_id *id,
+				      const struct kiwi_cm_event *ev)
+{
 }
 #endif
 

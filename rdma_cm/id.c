@@ -493,8 +493,8 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
  * finishes the close in the background; this call does not wait for it.
  *
  * Context: process context; sleeps. From another id's handler, not while
- * @id's handler may itself be destroying that other id (each would wait
- * for the other).
+ * @id's handler (for a listener: a CONNECT_REQUEST handler of its new ids)
+ * may itself be destroying that other id (each would wait for the other).
  */
 void kiwi_rdma_destroy_id(struct rdma_cm_id *id)
 {

@@ -272,6 +272,10 @@ int kiwi_cm_live_ids(void);
 void kiwi_fault_fail_nth(int nth);
 int kiwi_fault_remaining(void);
 void kiwi_fault_hook_nth(int nth, void (*fn)(void *data), void *data);
+typedef void (*kiwi_fault_deliver_fn)(struct kiwi_cm_id *id,
+				      const struct kiwi_cm_event *ev,
+				      void *data);
+void kiwi_fault_hook_deliver(kiwi_fault_deliver_fn fn, void *data);
 unsigned int kiwi_device_set_drain_timeout(unsigned int secs);
 unsigned int kiwi_cm_set_linger_ms(unsigned int ms);
 struct seq_file;

@@ -454,61 +454,221 @@ static void race_child_destroyed_in_request_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(l), KIWI_CM_STATE_LISTEN);
 }
 
-struct mutual {
-	struct kiwi_cm_id *a;
-	struct kiwi_cm_id *b;
-	struct completion in_a;
-	struct completion in_b;
-	struct completion done_a;
-	struct completion done_b;
+/**
+ * struct ring - handlers that each destroy the next one's id
+ * @n: ids in the ring
+ * @id: the ids; the handler of @id[i] destroys @id[(i + 1) % @n]
+ * @in: how many handlers are inside
+ * @all_in: completed when all @n are
+ * @done: how many destroys returned
+ * @all_done: completed when all @n did
+ */
+struct ring {
+	int n;
+	struct kiwi_cm_id *id[4];
+	atomic_t in;
+	struct completion all_in;
+	atomic_t done;
+	struct completion all_done;
 };
 
-static int mutual_hook(struct kiwi_ulp *u, struct kiwi_cm_id *id,
-		       const struct kiwi_cm_event *ev)
+static int ring_hook(struct kiwi_ulp *u, struct kiwi_cm_id *id,
+		     const struct kiwi_cm_event *ev)
 {
-	struct mutual *mu = u->hook_data;
-	bool is_a = id == mu->a;
+	struct ring *r = u->hook_data;
+	int i;
 
 	if (ev->event != KIWI_CM_EVENT_DISCONNECT)
 		return 0;
-	complete(is_a ? &mu->in_a : &mu->in_b);
-	wait_for_completion_timeout(is_a ? &mu->in_b : &mu->in_a, 5 * HZ);
-	kiwi_ulp_destroy(u, is_a ? mu->b : mu->a);
-	complete(is_a ? &mu->done_a : &mu->done_b);
+	for (i = 0; i < r->n && r->id[i] != id; i++)
+		;
+	if (i == r->n)
+		return 0;
+	if (atomic_inc_return(&r->in) == r->n)
+		complete_all(&r->all_in);
+	wait_for_completion_timeout(&r->all_in, 5 * HZ);
+	kiwi_ulp_destroy(u, r->id[(i + 1) % r->n]);
+	if (atomic_inc_return(&r->done) == r->n)
+		complete_all(&r->all_done);
 	return 0;
 }
 
+static const int ring_sizes[] = { 2, 3, 4 };
+
+static void ring_desc(const int *n, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%d handlers", *n);
+}
+
+KUNIT_ARRAY_PARAM(ring, ring_sizes, ring_desc);
+
 /*
- * Two handlers running at once destroy each other's ids (a proxy ULP
- * tearing down both halves): neither destroy may wait for the other.
+ * Handlers running at once destroy each other's ids in a ring (two: a
+ * proxy tearing down both halves): each destroy waits for the victim's
+ * running handler unless that handler waits, through the others, for its
+ * caller; so one of them does not wait and none waits forever.
  */
 static void race_handlers_destroy_each_other(struct kunit *test)
 {
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
-	struct mutual mu;
+	struct ring *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	int i;
 
-	mu.a = kiwi_ulp_established(u);
-	mu.b = kiwi_ulp_established(u);
-	init_completion(&mu.in_a);
-	init_completion(&mu.in_b);
-	init_completion(&mu.done_a);
-	init_completion(&mu.done_b);
-	u->hook_data = &mu;
-	u->hook = mutual_hook;
-	KUNIT_ASSERT_EQ(test,
-			kiwi_ulp_ev(u, mu.a, KIWI_CM_EVENT_DISCONNECT, 0), 0);
-	KUNIT_ASSERT_EQ(test,
-			kiwi_ulp_ev(u, mu.b, KIWI_CM_EVENT_DISCONNECT, 0), 0);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->n = *(const int *)test->param_value;
+	for (i = 0; i < r->n; i++)
+		r->id[i] = kiwi_ulp_established(u);
+	init_completion(&r->all_in);
+	init_completion(&r->all_done);
+	u->hook_data = r;
+	u->hook = ring_hook;
+	for (i = 0; i < r->n; i++)
+		KUNIT_ASSERT_EQ(test, kiwi_ulp_ev(u, r->id[i],
+						  KIWI_CM_EVENT_DISCONNECT, 0),
+				0);
 	KUNIT_EXPECT_TRUE(test,
-			  wait_for_completion_timeout(&mu.done_a, 10 * HZ));
-	KUNIT_EXPECT_TRUE(test,
-			  wait_for_completion_timeout(&mu.done_b, 10 * HZ));
-	kiwi_cm_id_flush(mu.a);
-	kiwi_cm_id_flush(mu.b);
-	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(mu.a),
-			KIWI_CM_STATE_DESTROYING);
-	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(mu.b),
-			KIWI_CM_STATE_DESTROYING);
+			  wait_for_completion_timeout(&r->all_done, 10 * HZ));
+	for (i = 0; i < r->n; i++) {
+		kiwi_cm_id_flush(r->id[i]);
+		KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(r->id[i]),
+				KIWI_CM_STATE_DESTROYING);
+	}
+	u->hook = NULL;
+}
+
+/**
+ * struct hold - holds one delivery where the core has started it (the
+ *	call is registered with the id) but not yet called the handler
+ * @id: the id whose delivery is held, or NULL for any
+ * @event: the event type held
+ * @held: completed when the delivery is held
+ * @release: the delivery waits for it (at most 10 s)
+ */
+struct hold {
+	struct kiwi_cm_id *id;
+	u8 event;
+	struct completion held;
+	struct completion release;
+};
+
+static void hold_fn(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev,
+		    void *data)
+{
+	struct hold *h = data;
+
+	if (!h || ev->event != h->event || (h->id && id != h->id))
+		return;
+	complete(&h->held);
+	wait_for_completion_timeout(&h->release, 10 * HZ);
+}
+
+static void hold_free(struct kunit_resource *res)
+{
+	struct hold *h = res->data;
+
+	kiwi_fault_hook_deliver(NULL, NULL);
+	complete_all(&h->release);
+}
+
+/* @h must outlive the fixture's teardown: allocate it first. */
+static void hold_arm(struct kunit *test, struct hold *h,
+		     struct kiwi_cm_id *id, u8 event)
+{
+	h->id = id;
+	h->event = event;
+	init_completion(&h->held);
+	init_completion(&h->release);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, hold_free,
+							 GFP_KERNEL, h));
+	kiwi_fault_hook_deliver(hold_fn, h);
+}
+
+/**
+ * struct xd - the DISCONNECT handler of @x destroys @victim
+ * @x: the id whose handler destroys
+ * @victim: the id destroyed
+ * @done: completed when kiwi_cm_destroy_id() returned
+ */
+struct xd {
+	struct kiwi_cm_id *x;
+	struct kiwi_cm_id *victim;
+	struct completion done;
+};
+
+static int xd_hook(struct kiwi_ulp *u, struct kiwi_cm_id *id,
+		   const struct kiwi_cm_event *ev)
+{
+	struct xd *xd = u->hook_data;
+
+	if (id != xd->x || ev->event != KIWI_CM_EVENT_DISCONNECT)
+		return 0;
+	kiwi_ulp_destroy(u, xd->victim);
+	complete(&xd->done);
+	return 0;
+}
+
+enum xd_victim { XD_CONNECTION, XD_LISTENER };
+
+static const enum xd_victim xd_victims[] = { XD_CONNECTION, XD_LISTENER };
+
+static void xd_desc(const enum xd_victim *v, char *desc)
+{
+	strscpy(desc, *v == XD_CONNECTION ? "connection" : "listener",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(xd, xd_victims, xd_desc);
+
+/*
+ * X's handler destroys Y while the core has started delivering an event
+ * of Y (a DISCONNECT; for a listener, a child's CONNECT_REQUEST, which is
+ * the listener's handler call) but has not called the handler yet. The
+ * destroy must wait for that call: the handler runs, and is done, before
+ * kiwi_cm_destroy_id() returns, never after (the owner may free the
+ * context then).
+ */
+static void race_destroy_from_handler_waits(struct kunit *test)
+{
+	enum xd_victim v = *(const enum xd_victim *)test->param_value;
+	struct hold *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct xd *xd = kunit_kzalloc(test, sizeof(*xd), GFP_KERNEL);
+	struct kiwi_ulp *u;
+	u8 held_ev;
+	int i, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, xd);
+	u = kiwi_ulp_setup(test);
+	xd->x = kiwi_ulp_established(u);
+	if (v == XD_CONNECTION) {
+		xd->victim = kiwi_ulp_established(u);
+		held_ev = KIWI_CM_EVENT_DISCONNECT;
+		hold_arm(test, h, xd->victim, held_ev);
+	} else {
+		xd->victim = kiwi_ulp_listen(u, 0);
+		held_ev = T_REQUEST;
+		hold_arm(test, h, NULL, held_ev);
+	}
+	init_completion(&xd->done);
+	n = kiwi_ulp_count(u);
+	KUNIT_ASSERT_EQ(test, kiwi_ulp_ev(u, xd->victim, held_ev, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&h->held, 5 * HZ));
+	u->hook_data = xd;
+	u->hook = xd_hook;
+	KUNIT_ASSERT_EQ(test, kiwi_ulp_ev(u, xd->x, KIWI_CM_EVENT_DISCONNECT,
+					  0), 0);
+	msleep(100);
+	KUNIT_ASSERT_FALSE_MSG(test, completion_done(&xd->done),
+			       "destroy returned before the held call ran");
+	complete_all(&h->release);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&xd->done, 5 * HZ));
+	/* the held call reached the handler before destroy returned */
+	for (i = n; i < kiwi_ulp_count(u); i++)
+		if (kiwi_ulp_rec(u, i).event == held_ev)
+			break;
+	KUNIT_EXPECT_LT_MSG(test, i, kiwi_ulp_count(u),
+			    "held call not handled when destroy returned");
+	kiwi_cm_id_flush(xd->x);
 	u->hook = NULL;
 }
 
@@ -585,7 +745,8 @@ static struct kunit_case race_cases[] = {
 	KUNIT_CASE(race_destroy_from_reclaim_worker),
 	KUNIT_CASE(race_request_handler_destroys_listener_and_child),
 	KUNIT_CASE(race_child_destroyed_in_request_handler),
-	KUNIT_CASE(race_handlers_destroy_each_other),
+	KUNIT_CASE_PARAM(race_handlers_destroy_each_other, ring_gen_params),
+	KUNIT_CASE_PARAM(race_destroy_from_handler_waits, xd_gen_params),
 	KUNIT_CASE_PARAM(race_upcall_contexts, ctx_gen_params),
 	{}
 };

@@ -391,11 +391,144 @@ static void rdmacm_destroy_waits_for_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&st->overlaps), 0);
 }
 
+/**
+ * struct rx_state - the case where X's handler destroys a victim whose
+ *	upcall the core has started to deliver
+ * @x: the id whose DISCONNECTED handler destroys @victim
+ * @victim: an established id, or a listener
+ * @cm: @victim's iw_cm id
+ * @held_ev: the upcall held: DISCONNECT, or the listener's CONNECT_REQUEST
+ * @held: completed when the core holds it, registered but before
+ *	rdma_cm's handler
+ * @release: the held delivery waits for it (at most 10 s)
+ * @done: completed when rdma_destroy_id(@victim) returned
+ */
+struct rx_state {
+	struct rdma_cm_id *x;
+	struct rdma_cm_id *victim;
+	struct kiwi_cm_id *cm;
+	u8 held_ev;
+	struct completion held;
+	struct completion release;
+	struct completion done;
+};
+
+static struct rx_state *rx;	/* the running case's; one case at a time */
+
+static void rx_hold(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev,
+		    void *data)
+{
+	struct rx_state *st = data;
+
+	if (!st || ev->event != st->held_ev ||
+	    (st->held_ev != KIWI_CM_EVENT_CONNECT_REQUEST && id != st->cm))
+		return;
+	complete(&st->held);
+	wait_for_completion_timeout(&st->release, 10 * HZ);
+}
+
+static int rx_destroy_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
+			   struct rdma_cm_event *ev)
+{
+	if (id != rx->x || ev->event != RDMA_CM_EVENT_DISCONNECTED)
+		return 0;
+	if (kiwi_rt_forget(rt, rx->victim))
+		rdma_destroy_id(rx->victim);
+	complete(&rx->done);
+	return 0;
+}
+
+static void rx_reset(struct kunit_resource *res)
+{
+	struct kiwi_rt *rt = res->data;
+
+	kiwi_fault_hook_deliver(NULL, NULL);
+	complete_all(&rx->release);
+	rt->hook = NULL;
+}
+
+static const enum ra_victim rx_victims[] = { RA_CHILD, RA_LISTENER };
+
+static void rx_desc(const enum ra_victim *v, char *desc)
+{
+	strscpy(desc, *v == RA_CHILD ? "connection" : "listener",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rx, rx_victims, rx_desc);
+
+/*
+ * X's DISCONNECTED handler destroys Y (a connection, or a listener) while
+ * a kiwi_cm worker has started delivering an upcall of Y's iw_cm id (a
+ * DISCONNECT; a child's CONNECT_REQUEST for the listener) but has not
+ * entered rdma_cm's handler yet: rdma_destroy_id() must wait for that
+ * call, which then finds Y being destroyed and tells the ULP nothing
+ * (the request is rejected). Before the fix it returned at once and freed
+ * Y under the call (KASAN: use after free in kiwi_rdma_cm_handler).
+ */
+static void rdmacm_destroy_vs_core_delivery(struct kunit *test)
+{
+	enum ra_victim v = *(const enum ra_victim *)test->param_value;
+	struct rx_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct kiwi_rt *rt;
+	int i, n, rejects;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	init_completion(&st->held);
+	init_completion(&st->release);
+	init_completion(&st->done);
+	rt = kiwi_rt_setup(test, true);
+	st->x = kiwi_rt_established(rt, AF_INET);
+	if (v == RA_CHILD) {
+		st->victim = kiwi_rt_established(rt, AF_INET);
+		st->held_ev = KIWI_CM_EVENT_DISCONNECT;
+	} else {
+		st->victim = kiwi_rt_listener(rt, AF_INET, 7481);
+		st->held_ev = KIWI_CM_EVENT_CONNECT_REQUEST;
+	}
+	st->cm = kiwi_rdma_priv(st->victim)->cm;
+	rx = st;
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, rx_reset,
+							 GFP_KERNEL, rt));
+	kiwi_fault_hook_deliver(rx_hold, st);
+	rejects = kiwi_mock_calls(rt->m, KIWI_MOCK_REJECT);
+	n = kiwi_rt_count(rt);
+	KUNIT_ASSERT_EQ(test, kiwi_rt_inject(rt, st->victim, st->held_ev, 0,
+					     NULL), 0);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&st->held, 5 * HZ));
+	rt->hook = rx_destroy_hook;
+	KUNIT_ASSERT_EQ(test, kiwi_rt_inject(rt, st->x,
+					     KIWI_CM_EVENT_DISCONNECT, 0, NULL),
+			0);
+	msleep(100);
+	KUNIT_ASSERT_FALSE_MSG(test, completion_done(&st->done),
+			       "destroy returned under the core's delivery");
+	complete_all(&st->release);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&st->done, 5 * HZ));
+	kiwi_fault_hook_deliver(NULL, NULL);
+	/* only X's DISCONNECTED reached the ULP */
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, n + 1));
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_count(rt), n + 1);
+	KUNIT_EXPECT_PTR_EQ(test, kiwi_rt_rec(rt, n).id, st->x);
+	if (v == RA_LISTENER) {
+		for (i = 0; i < 250; i++) {
+			if (kiwi_mock_calls(rt->m, KIWI_MOCK_REJECT) > rejects)
+				break;
+			msleep(20);
+		}
+		KUNIT_EXPECT_EQ(test, kiwi_mock_calls(rt->m, KIWI_MOCK_REJECT),
+				rejects + 1);
+	}
+	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), 1);
+}
+
 static struct kunit_case rdmacm_race_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_accept_vs_destroy, ra_gen_params),
 	KUNIT_CASE(rdmacm_listen_vs_destroy),
 	KUNIT_CASE(rdmacm_handler_never_concurrent),
 	KUNIT_CASE(rdmacm_destroy_waits_for_handler),
+	KUNIT_CASE_PARAM(rdmacm_destroy_vs_core_delivery, rx_gen_params),
 	{}
 };
 
