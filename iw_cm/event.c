@@ -20,7 +20,7 @@ static DECLARE_WAIT_QUEUE_HEAD(kiwi_event_waitq);
 /* Handler calls waiting in a destroy, and the marks of one search. */
 static DEFINE_SPINLOCK(kiwi_event_wait_lock);
 static LIST_HEAD(kiwi_event_waiters);
-static unsigned long kiwi_event_mark;
+static u64 kiwi_event_mark;
 
 /**
  * struct kiwi_cm_call - a handler call in progress, on the worker's stack
@@ -35,7 +35,7 @@ struct kiwi_cm_call {
 	struct task_struct *task;
 	struct kiwi_cm_priv *waits;
 	struct list_head wait_node;
-	unsigned long mark;
+	u64 mark;
 };
 
 /* The registration of a call with an id (its own; a request's listener). */
@@ -208,7 +208,7 @@ static bool kiwi_event_idle(struct kiwi_cm_priv *priv)
  */
 static bool kiwi_event_scan(struct kiwi_cm_priv *priv,
 			    struct kiwi_cm_call *skip, struct kiwi_cm_call *c,
-			    unsigned long mark, bool all)
+			    u64 mark, bool all)
 {
 	struct kiwi_cm_delivery *d;
 	bool hit, ret = all;
@@ -234,9 +234,9 @@ static bool kiwi_event_scan(struct kiwi_cm_priv *priv,
  * call already marked. Each waiter's id is alive while it is listed: its
  * destroy holds the owner's reference until it leaves the list.
  */
-static unsigned long kiwi_event_mark_waiting_for(struct kiwi_cm_call *c)
+static u64 kiwi_event_mark_waiting_for(struct kiwi_cm_call *c)
 {
-	unsigned long mark = ++kiwi_event_mark;
+	u64 mark = ++kiwi_event_mark;
 	struct kiwi_cm_call *u;
 	bool grew;
 
@@ -256,34 +256,37 @@ static unsigned long kiwi_event_mark_waiting_for(struct kiwi_cm_call *c)
 
 /*
  * May @c's destroy of @priv return: does every other call registered with
- * @priv wait, through destroys, for @c (and so would wait for ever)?
+ * @priv wait, through destroys, for @c (and so would wait for ever)? If
+ * so, @c leaves the waiters in the same hold of the lock: a later search
+ * must not count @c as still waiting once it may return, or two handlers
+ * destroying each other's ids could both return.
  */
 static bool kiwi_event_settled(struct kiwi_cm_priv *priv,
 			       struct kiwi_cm_call *c)
 {
-	unsigned long mark;
 	bool settled;
+	u64 mark;
 
 	spin_lock_irq(&kiwi_event_wait_lock);
 	mark = kiwi_event_mark_waiting_for(c);
 	settled = kiwi_event_scan(priv, c, NULL, mark, true);
+	if (settled) {
+		c->waits = NULL;
+		list_del(&c->wait_node);
+	}
 	spin_unlock_irq(&kiwi_event_wait_lock);
 	return settled;
 }
 
-/* @c's destroy waits for @priv (NULL: no longer); others may now settle. */
-static void kiwi_event_set_waits(struct kiwi_cm_call *c,
-				 struct kiwi_cm_priv *priv)
+/* @c's destroy now waits for @priv; other waiters may now settle. */
+static void kiwi_event_add_waiter(struct kiwi_cm_call *c,
+				  struct kiwi_cm_priv *priv)
 {
 	spin_lock_irq(&kiwi_event_wait_lock);
 	c->waits = priv;
-	if (priv)
-		list_add_tail(&c->wait_node, &kiwi_event_waiters);
-	else
-		list_del(&c->wait_node);
+	list_add_tail(&c->wait_node, &kiwi_event_waiters);
 	spin_unlock_irq(&kiwi_event_wait_lock);
-	if (priv)
-		wake_up_all(&kiwi_event_waitq);
+	wake_up_all(&kiwi_event_waitq);
 }
 
 /**
@@ -311,9 +314,8 @@ void kiwi_event_wait_idle(struct kiwi_cm_priv *priv)
 		wait_event(kiwi_event_waitq, kiwi_event_idle(priv));
 		return;
 	}
-	kiwi_event_set_waits(c, priv);
+	kiwi_event_add_waiter(c, priv);
 	wait_event(kiwi_event_waitq, kiwi_event_settled(priv, c));
-	kiwi_event_set_waits(c, NULL);
 }
 
 /**

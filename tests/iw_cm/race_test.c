@@ -462,6 +462,10 @@ static void race_child_destroyed_in_request_handler(struct kunit *test)
  * @all_in: completed when all @n are
  * @done: how many destroys returned
  * @all_done: completed when all @n did
+ * @returned: handler i's destroy returned
+ * @exited: handler i is about to return
+ * @early: destroys that returned while their victim's handler ran on
+ *	after its own destroy had returned
  */
 struct ring {
 	int n;
@@ -470,6 +474,9 @@ struct ring {
 	struct completion all_in;
 	atomic_t done;
 	struct completion all_done;
+	bool returned[4];
+	bool exited[4];
+	atomic_t early;
 };
 
 static int ring_hook(struct kiwi_ulp *u, struct kiwi_cm_id *id,
@@ -488,6 +495,13 @@ static int ring_hook(struct kiwi_ulp *u, struct kiwi_cm_id *id,
 		complete_all(&r->all_in);
 	wait_for_completion_timeout(&r->all_in, 5 * HZ);
 	kiwi_ulp_destroy(u, r->id[(i + 1) % r->n]);
+	/* the victim's handler may wait on in a destroy, not run on after */
+	if (READ_ONCE(r->returned[(i + 1) % r->n]) &&
+	    !READ_ONCE(r->exited[(i + 1) % r->n]))
+		atomic_inc(&r->early);
+	WRITE_ONCE(r->returned[i], true);
+	msleep(5);
+	WRITE_ONCE(r->exited[i], true);
 	if (atomic_inc_return(&r->done) == r->n)
 		complete_all(&r->all_done);
 	return 0;
@@ -528,6 +542,8 @@ static void race_handlers_destroy_each_other(struct kunit *test)
 				0);
 	KUNIT_EXPECT_TRUE(test,
 			  wait_for_completion_timeout(&r->all_done, 10 * HZ));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&r->early), 0,
+			    "a destroy returned while its victim ran on");
 	for (i = 0; i < r->n; i++) {
 		kiwi_cm_id_flush(r->id[i]);
 		KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(r->id[i]),
@@ -587,11 +603,13 @@ static void hold_arm(struct kunit *test, struct hold *h,
  * struct xd - the DISCONNECT handler of @x destroys @victim
  * @x: the id whose handler destroys
  * @victim: the id destroyed
+ * @entered: completed just before the handler calls kiwi_cm_destroy_id()
  * @done: completed when kiwi_cm_destroy_id() returned
  */
 struct xd {
 	struct kiwi_cm_id *x;
 	struct kiwi_cm_id *victim;
+	struct completion entered;
 	struct completion done;
 };
 
@@ -602,6 +620,7 @@ static int xd_hook(struct kiwi_ulp *u, struct kiwi_cm_id *id,
 
 	if (id != xd->x || ev->event != KIWI_CM_EVENT_DISCONNECT)
 		return 0;
+	complete(&xd->entered);
 	kiwi_ulp_destroy(u, xd->victim);
 	complete(&xd->done);
 	return 0;
@@ -649,6 +668,7 @@ static void race_destroy_from_handler_waits(struct kunit *test)
 		held_ev = T_REQUEST;
 		hold_arm(test, h, NULL, held_ev);
 	}
+	init_completion(&xd->entered);
 	init_completion(&xd->done);
 	n = kiwi_ulp_count(u);
 	KUNIT_ASSERT_EQ(test, kiwi_ulp_ev(u, xd->victim, held_ev, 0), 0);
@@ -657,6 +677,8 @@ static void race_destroy_from_handler_waits(struct kunit *test)
 	u->hook = xd_hook;
 	KUNIT_ASSERT_EQ(test, kiwi_ulp_ev(u, xd->x, KIWI_CM_EVENT_DISCONNECT,
 					  0), 0);
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&xd->entered, 5 * HZ));
 	msleep(100);
 	KUNIT_ASSERT_FALSE_MSG(test, completion_done(&xd->done),
 			       "destroy returned before the held call ran");

@@ -401,6 +401,7 @@ static void rdmacm_destroy_waits_for_handler(struct kunit *test)
  * @held: completed when the core holds it, registered but before
  *	rdma_cm's handler
  * @release: the held delivery waits for it (at most 10 s)
+ * @entered: completed when X's handler is about to destroy @victim
  * @done: completed when rdma_destroy_id(@victim) returned
  */
 struct rx_state {
@@ -410,6 +411,7 @@ struct rx_state {
 	u8 held_ev;
 	struct completion held;
 	struct completion release;
+	struct completion entered;
 	struct completion done;
 };
 
@@ -432,6 +434,7 @@ static int rx_destroy_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
 {
 	if (id != rx->x || ev->event != RDMA_CM_EVENT_DISCONNECTED)
 		return 0;
+	complete(&rx->entered);
 	if (kiwi_rt_forget(rt, rx->victim))
 		rdma_destroy_id(rx->victim);
 	complete(&rx->done);
@@ -476,6 +479,7 @@ static void rdmacm_destroy_vs_core_delivery(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	init_completion(&st->held);
 	init_completion(&st->release);
+	init_completion(&st->entered);
 	init_completion(&st->done);
 	rt = kiwi_rt_setup(test, true);
 	st->x = kiwi_rt_established(rt, AF_INET);
@@ -500,6 +504,8 @@ static void rdmacm_destroy_vs_core_delivery(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kiwi_rt_inject(rt, st->x,
 					     KIWI_CM_EVENT_DISCONNECT, 0, NULL),
 			0);
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&st->entered, 5 * HZ));
 	msleep(100);
 	KUNIT_ASSERT_FALSE_MSG(test, completion_done(&st->done),
 			       "destroy returned under the core's delivery");
