@@ -76,6 +76,7 @@ int softiw_tx_start(struct softiw_cep *cep,
 	spin_lock_irqsave(&cep->qp->lock, flags);
 	cep->qp->mulpdu = tx->mulpdu;
 	cep->qp->ord = tx->ord;
+	cep->qp->ird = tx->ird;
 	spin_unlock_irqrestore(&cep->qp->lock, flags);
 	return 0;
 }
