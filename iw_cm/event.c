@@ -531,7 +531,9 @@ static int kiwi_event_upcall(struct kiwi_cm_priv *priv,
 	switch (step.action) {
 	case KIWI_CM_ACT_DELIVER:
 		priv->seen |= BIT(ev->event);
-		if (ev->event == KIWI_CM_EVENT_CONNECT_REPLY) {
+		/* The depths in force, as the provider negotiated them. */
+		if (ev->event == KIWI_CM_EVENT_CONNECT_REPLY ||
+		    ev->event == KIWI_CM_EVENT_ESTABLISHED) {
 			priv->id.ird = ev->ird;
 			priv->id.ord = ev->ord;
 		}

@@ -420,6 +420,28 @@ static void softiw_cep_drain(struct softiw_cep *cep)
 	} while (ret > 0 && left > 0);
 }
 
+/*
+ * The event of a connection that is up reports the depths in force, seen
+ * from the peer as in a CONNECT_REQUEST: @ird the Read Requests the peer
+ * serves (this end's ORD), @ord the ones it may send (this end's IRD).
+ */
+static int softiw_cep_upcall_up(struct softiw_cep *cep,
+				enum kiwi_cm_event_type type,
+				const struct kiwi_softiw_mpa_info *rep)
+{
+	struct kiwi_cm_event ev = {
+		.event = type,
+		.ird = cep->tx.ord,
+		.ord = cep->tx.ird,
+	};
+
+	if (rep) {
+		ev.private_data = rep->pdata;
+		ev.private_data_len = rep->pd_len;
+	}
+	return kiwi_cm_upcall(cep->id, &ev);
+}
+
 /* Connection setup is over: ESTABLISHED, or CONNECT_REPLY(0) with @rep. */
 static void softiw_cep_established(struct softiw_cep *cep,
 				   const struct kiwi_softiw_mpa_info *rep)
@@ -429,7 +451,7 @@ static void softiw_cep_established(struct softiw_cep *cep,
 
 	lockdep_assert_held(&cep->lock);
 	cep->state = SOFTIW_CEP_ESTABLISHED;
-	if (softiw_cep_upcall(cep, type, 0, rep) == -ENOMEM) {
+	if (softiw_cep_upcall_up(cep, type, rep) == -ENOMEM) {
 		softiw_cep_dropped(cep);
 		return;
 	}

@@ -71,6 +71,7 @@ struct softiw_sock_cbs {
  * @src_stag: this end's STag the data is read from
  * @src_to: its tagged offset
  * @len: bytes
+ * @msn: the request's MSN on queue 1, for a TERMINATE that names it
  */
 struct softiw_rresp {
 	u32 sink_stag;
@@ -78,6 +79,7 @@ struct softiw_rresp {
 	u32 src_stag;
 	u64 src_to;
 	u32 len;
+	u32 msn;
 };
 
 /**

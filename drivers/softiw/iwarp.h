@@ -248,6 +248,8 @@ struct softiw_rdmap_term {
 #define SOFTIW_TERM_DDP_TAGGED		0x1
 #define SOFTIW_TERM_DDP_UNTAGGED	0x2
 
+#define SOFTIW_TERM_DDP_C_LOCAL		0x00	/* local catastrophic */
+
 #define SOFTIW_TERM_DDP_T_INV_STAG	0x00
 #define SOFTIW_TERM_DDP_T_BOUNDS	0x01
 #define SOFTIW_TERM_DDP_T_STAG_QP	0x02

@@ -849,3 +849,26 @@ bool kiwi_softiw_qp_terminate(struct kiwi_qp *qp, u32 *ctrl)
 	return rcvd;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_terminate);
+
+/**
+ * kiwi_softiw_qp_depths() - the IRD and ORD a connected QP uses, for tests
+ * @qp: the QP
+ * @ird: set to the peer's Read Requests it serves at once
+ * @ord: set to the READs it may have outstanding
+ *
+ * Both are what MPA negotiated (revision 2) or the ULP asked (revision
+ * 1), 0 before the QP was connected.
+ *
+ * Context: any context.
+ */
+void kiwi_softiw_qp_depths(struct kiwi_qp *qp, u16 *ird, u16 *ord)
+{
+	struct softiw_qp *sqp = softiw_qp(qp);
+	unsigned long flags;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	*ird = sqp->ird;
+	*ord = sqp->ord;
+	spin_unlock_irqrestore(&sqp->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_depths);

@@ -252,7 +252,12 @@ static int softiw_rx_begin_rresp(struct softiw_cep *cep)
 
 	if (!wqe && softiw_qp_state(sqp) == KIWI_QPS_ERROR)
 		return -ECONNABORTED;
-	if (!wqe || rx->h.stag != wqe->sink_stag)
+	/* Nothing asked for it: not a buffer error but a broken peer. */
+	if (!wqe)
+		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_DDP,
+					SOFTIW_TERM_DDP_CATASTROPHIC,
+					SOFTIW_TERM_DDP_C_LOCAL);
+	if (rx->h.stag != wqe->sink_stag)
 		return softiw_rx_tagged_error(rx, SOFTIW_TERM_DDP_T_INV_STAG);
 	if (rx->h.to != wqe->sink_to + rx->rmo ||
 	    rx->left > wqe->len - rx->rmo ||
@@ -498,6 +503,7 @@ static int softiw_rx_read_request(struct softiw_cep *cep)
 		.len = get_unaligned_be32(&b->size),
 		.src_stag = get_unaligned_be32(&b->src_stag),
 		.src_to = get_unaligned_be64(&b->src_to),
+		.msn = rx->h.msn,
 	};
 	struct softiw_mr *smr;
 	u64 off;

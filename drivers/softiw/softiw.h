@@ -183,6 +183,7 @@ struct softiw_wq {
  * @mulpdu: established: longest ULPDU the QP sends in one FPDU
  * @ord: established: READs the QP may have outstanding (MPA's ORD); a
  *	READ posted while it is 0 is refused
+ * @ird: established: the peer's Read Requests the QP serves at once
  * @tx_fpdus: FPDUs of SEND messages sent (statistics, for tests)
  * @rx_busy: receive runs that stopped on their budget (statistics)
  * @flush_pending: in ERROR, but the bound endpoint's flush has not run
@@ -202,6 +203,7 @@ struct softiw_qp {
 	struct softiw_wq rq;
 	u16 mulpdu;
 	u16 ord;
+	u16 ird;
 	u64 tx_fpdus;
 	u64 rx_busy;
 	bool flush_pending;
@@ -293,6 +295,7 @@ u64 kiwi_softiw_qp_tx_fpdus(struct kiwi_qp *qp);
 bool kiwi_softiw_qp_tx_buffered(struct kiwi_qp *qp);
 u64 kiwi_softiw_qp_rx_busy(struct kiwi_qp *qp);
 bool kiwi_softiw_qp_terminate(struct kiwi_qp *qp, u32 *ctrl);
+void kiwi_softiw_qp_depths(struct kiwi_qp *qp, u16 *ird, u16 *ord);
 
 /* cq.c */
 struct kiwi_cq *softiw_create_cq(struct kiwi_device *kdev, u32 cqe);

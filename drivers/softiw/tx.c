@@ -76,6 +76,7 @@ int softiw_tx_start(struct softiw_cep *cep,
 	spin_lock_irqsave(&cep->qp->lock, flags);
 	cep->qp->mulpdu = tx->mulpdu;
 	cep->qp->ord = tx->ord;
+	cep->qp->ird = tx->ird;
 	spin_unlock_irqrestore(&cep->qp->lock, flags);
 	return 0;
 }
@@ -308,11 +309,37 @@ static void softiw_tx_frame_read(struct softiw_cep *cep,
 	softiw_tx_seal(cep, true);
 }
 
-/* Report a failed remote read of this end's memory with a TERMINATE. */
-static int softiw_tx_refuse(struct softiw_cep *cep, int err)
+/*
+ * Report a failed remote read of this end's memory with a TERMINATE
+ * that names the Read Request @r answers: its DDP header and body are
+ * put back together where the receiver keeps a refused segment's, for
+ * softiw_tx_frame_term() to copy. The connection ends: the receiver's
+ * state is not needed any more.
+ */
+static int softiw_tx_refuse(struct softiw_cep *cep,
+			    const struct softiw_rresp *r, int err)
 {
-	cep->rx.hdr_ok = false;
-	cep->rx.cause = (struct kiwi_softiw_term_cause) {
+	struct softiw_rx *rx = &cep->rx;
+	struct softiw_rdmap_read_req *b = (void *)rx->term;
+	struct kiwi_softiw_ddp_hdr h = {
+		.ulpdu_len = SOFTIW_UNTAGGED_HLEN - SOFTIW_MPA_LEN_SIZE +
+			     sizeof(*b),
+		.opcode = SOFTIW_RDMAP_READ_REQ,
+		.last = true,
+		.qn = SOFTIW_DDP_QN_READ_REQ,
+		.msn = r->msn,
+	};
+
+	rx->h = h;
+	rx->hdr_ok = kiwi_softiw_fpdu_put_hdr(&h, rx->hdr,
+					      sizeof(rx->hdr)) > 0;
+	put_unaligned_be32(r->sink_stag, &b->sink_stag);
+	put_unaligned_be64(r->sink_to, &b->sink_to);
+	put_unaligned_be32(r->len, &b->size);
+	put_unaligned_be32(r->src_stag, &b->src_stag);
+	put_unaligned_be64(r->src_to, &b->src_to);
+	rx->term_len = sizeof(*b);
+	rx->cause = (struct kiwi_softiw_term_cause) {
 		.layer = SOFTIW_TERM_LAYER_RDMAP,
 		.etype = SOFTIW_TERM_RDMAP_PROTECTION,
 		.ecode = softiw_rdmap_access_ecode(err),
@@ -348,7 +375,7 @@ static int softiw_tx_frame_rresp(struct softiw_cep *cep)
 					   r->src_to + tx->mo, n,
 					   KIWI_ACCESS_REMOTE_READ, &off);
 		if (IS_ERR(smr))
-			return softiw_tx_refuse(cep, PTR_ERR(smr));
+			return softiw_tx_refuse(cep, r, PTR_ERR(smr));
 		softiw_mr_copy_from(smr, off, tx->buf + hlen, n);
 		softiw_mr_put(smr);
 	}
@@ -512,10 +539,12 @@ static u32 softiw_term_hdrs(const struct softiw_rx *rx)
 		    c->ecode == SOFTIW_TERM_RDMAP_VERSION ||
 		    c->ecode == SOFTIW_TERM_RDMAP_OPCODE)
 			return 0;
-		/*
-		 * No R: the RDMAP header it names is a Read Request's 28-byte
-		 * body, which the receiver refuses without reading.
-		 */
+		/* A Read Request refused for its source: its body too. */
+		if (c->etype == SOFTIW_TERM_RDMAP_PROTECTION &&
+		    rx->h.opcode == SOFTIW_RDMAP_READ_REQ &&
+		    rx->term_len >= sizeof(struct softiw_rdmap_read_req))
+			return SOFTIW_TERM_LEN_VALID | SOFTIW_TERM_DDP_HDR |
+			       SOFTIW_TERM_RDMAP_HDR;
 		return SOFTIW_TERM_LEN_VALID | SOFTIW_TERM_DDP_HDR;
 	default:
 		return 0;
@@ -528,6 +557,7 @@ static void softiw_tx_frame_term(struct softiw_cep *cep)
 	struct softiw_rx *rx = &cep->rx;
 	u32 hdrs = softiw_term_hdrs(rx);
 	u32 copy = 0, body = sizeof(struct softiw_rdmap_term);
+	u32 rdmap = 0;
 	struct kiwi_softiw_ddp_hdr h = {
 		.opcode = SOFTIW_RDMAP_TERMINATE,
 		.last = true,
@@ -535,13 +565,22 @@ static void softiw_tx_frame_term(struct softiw_cep *cep)
 		.msn = 1,
 	};
 	int size = kiwi_softiw_fpdu_size(cep->tx.mulpdu);
-	__be32 ctrl = softiw_term_ctrl(&rx->cause, hdrs);
+	__be32 ctrl;
 	u8 *p;
 
 	if (hdrs)
 		copy = kiwi_softiw_ddp_hdr_size(rx->h.opcode);
+	if (hdrs & SOFTIW_TERM_RDMAP_HDR)
+		rdmap = sizeof(struct softiw_rdmap_read_req);
 	h.ulpdu_len = SOFTIW_UNTAGGED_HLEN - SOFTIW_MPA_LEN_SIZE + body +
-		      (copy ? SOFTIW_MPA_LEN_SIZE + copy : 0);
+		      (copy ? SOFTIW_MPA_LEN_SIZE + copy : 0) + rdmap;
+	/* The shortest MULPDU leaves no room for the Read Request's body. */
+	if (h.ulpdu_len > cep->tx.mulpdu) {
+		h.ulpdu_len -= rdmap;
+		hdrs &= ~SOFTIW_TERM_RDMAP_HDR;
+		rdmap = 0;
+	}
+	ctrl = softiw_term_ctrl(&rx->cause, hdrs);
 	p = cep->tx.buf + kiwi_softiw_fpdu_put_hdr(&h, cep->tx.buf, size);
 	memcpy(p, &ctrl, sizeof(ctrl));
 	p += sizeof(ctrl);
@@ -550,6 +589,8 @@ static void softiw_tx_frame_term(struct softiw_cep *cep)
 		put_unaligned_be16(rx->h.ulpdu_len - copy, p);
 		memcpy(p + SOFTIW_MPA_LEN_SIZE, rx->hdr + SOFTIW_MPA_LEN_SIZE,
 		       copy);
+		/* Then the RDMAP header: a Read Request's body. */
+		memcpy(p + SOFTIW_MPA_LEN_SIZE + copy, rx->term, rdmap);
 	}
 	cep->tx.len = kiwi_softiw_fpdu_seal(cep->tx.buf, size, cep->crc);
 	cep->tx.sent = 0;

@@ -86,8 +86,10 @@ enum kiwi_cm_event_type {
  * @private_data: MPA private data (CONNECT_REQUEST, CONNECT_REPLY); the
  *	core copies it, the provider's buffer may go when the upcall returns
  * @private_data_len: bytes at @private_data, at most the device's limit
- * @ird: peer's inbound RDMA read depth (CONNECT_REQUEST, CONNECT_REPLY)
- * @ord: peer's outbound RDMA read depth (CONNECT_REQUEST, CONNECT_REPLY)
+ * @ird: peer's inbound RDMA read depth: offered (CONNECT_REQUEST), or
+ *	negotiated (CONNECT_REPLY, ESTABLISHED: this end's ORD)
+ * @ord: peer's outbound RDMA read depth: offered (CONNECT_REQUEST), or
+ *	negotiated (CONNECT_REPLY, ESTABLISHED: this end's IRD)
  * @local_addr: CONNECT_REQUEST: the local address of the new connection
  * @remote_addr: CONNECT_REQUEST: the peer's address
  *
@@ -177,8 +179,10 @@ struct kiwi_iwarp_opts {
  *	by the core for a child)
  * @remote_addr: peer address (set by the owner before connect; by the core
  *	for a child)
- * @ird: CONNECT_REQUEST/CONNECT_REPLY: the IRD the peer offered
- * @ord: CONNECT_REQUEST/CONNECT_REPLY: the ORD the peer offered
+ * @ird: the peer's IRD: offered (CONNECT_REQUEST), or negotiated
+ *	(CONNECT_REPLY, ESTABLISHED: this end's ORD)
+ * @ord: the peer's ORD: offered (CONNECT_REQUEST), or negotiated
+ *	(CONNECT_REPLY, ESTABLISHED: this end's IRD)
  * @opts: iWARP options (kiwi_cm_set_option()); a child id has its
  *	listener's
  *

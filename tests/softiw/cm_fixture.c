@@ -33,6 +33,8 @@ static int cmt_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
 		r->event = ev->event;
 		r->status = ev->status;
 		r->len = ev->private_data_len;
+		r->ird = ev->ird;
+		r->ord = ev->ord;
 		memcpy(r->pd, ev->private_data,
 		       min_t(size_t, ev->private_data_len, sizeof(r->pd)));
 	}

@@ -32,6 +32,8 @@
  * @status: its status
  * @len: private data length
  * @pd: the first private data bytes
+ * @ird: the event's IRD
+ * @ord: the event's ORD
  */
 struct cmt_rec {
 	struct kiwi_cm_id *id;
@@ -39,6 +41,8 @@ struct cmt_rec {
 	int status;
 	u16 len;
 	u8 pd[8];
+	u16 ird;
+	u16 ord;
 };
 
 /**

@@ -12,10 +12,12 @@
  * empty segments (which cannot keep the receiver busy forever).
  */
 #include <asm/unaligned.h>
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <net/sock.h>
 
 #include "cm_fixture.h"
@@ -338,6 +340,19 @@ static int hostile_fpdu_put(u8 *buf, const struct hostile_fpdu *f, bool crc)
 	return n + 4;
 }
 
+/* Read one whole FPDU (no CRC) of at most @size bytes. Return: its size. */
+static int hostile_recv_fpdu(struct socket *s, u8 *buf, int size)
+{
+	int n;
+
+	if (hostile_recv_all(s, buf, 2) != 2)
+		return 0;
+	n = round_up(2 + get_unaligned_be16(buf), 4) + 4;
+	if (n > size)
+		return 0;
+	return 2 + hostile_recv_all(s, buf + 2, n - 2);
+}
+
 /*
  * The client reads a TERMINATE with this cause, then the FIN; the QP is
  * in ERROR.
@@ -520,17 +535,23 @@ static void hostile_terminate_bad_msn(struct kunit *test)
 	hostile_terminate_msn(test, 22094, 2);
 }
 
-/* A segment refused once its header is in, and the TERMINATE it earns. */
+/*
+ * A segment refused, and the TERMINATE it earns: @rdmap bytes of its
+ * payload, the RDMAP header of a Read Request, are copied with R.
+ */
 static const struct hostile_term_case {
 	struct hostile_fpdu f;
 	u8 layer_etype;
 	u8 ecode;
+	u8 rdmap;
 	const char *desc;
 } hostile_term_cases[] = {
-	{ { HOSTILE_SEND_LAST, 1, 0, "hello", 5, 1 }, 0x12, 0x01,
+	{ { HOSTILE_SEND_LAST, 1, 0, "hello", 5, 1 }, 0x12, 0x01, 0,
 	  "SEND on queue 1" },
 	{ { 0x4141, 1, 0, "0123456789abcdef0123456789ab", 28, 1 }, 0x01, 0x00,
-	  "Read Request" },
+	  28, "Read Request, unknown STag" },
+	{ { 0x4141, 2, 0, "0123456789abcdef0123456789ab", 28, 1 }, 0x12, 0x03,
+	  0, "Read Request, MSN 2" },
 };
 
 static void hostile_term_case_desc(const struct hostile_term_case *c,
@@ -543,9 +564,28 @@ KUNIT_ARRAY_PARAM(hostile_term_case, hostile_term_cases,
 		  hostile_term_case_desc);
 
 /*
+ * The TERMINATE we expect for a refused untagged segment @seg (no CRC):
+ * queue 2, MSN 1, the cause, M and D, the segment's DDP length and header,
+ * then, with R, @rdmap bytes of its RDMAP header (RFC 5040 section 4.8).
+ * Return: its length.
+ */
+static int hostile_term_expected(u8 *buf, const u8 *seg, u8 layer_etype,
+				 u8 ecode, u8 rdmap)
+{
+	u8 body[4 + 2 + 18 + 28] = { layer_etype, ecode, rdmap ? 0xe0 : 0xc0 };
+	const struct hostile_fpdu term = { 0x4147, 1, 0, body,
+					   4 + 2 + 18 + rdmap, 2 };
+
+	put_unaligned_be16(get_unaligned_be16(seg) - 18, body + 4);
+	memcpy(body + 6, seg + 2, 18 + rdmap);
+	return hostile_fpdu_put(buf, &term, false);
+}
+
+/*
  * The TERMINATE copies the refused segment's DDP length and header (M, D)
- * even when the header failed its own checks, and never claims an RDMAP
- * header it does not carry (R).
+ * even when the header failed its own checks; for a Read Request refused
+ * for its source the Read Request header too, with R (as siw does);
+ * checked byte for byte.
  */
 static void hostile_term_copies_hdr(struct kunit *test)
 {
@@ -553,20 +593,17 @@ static void hostile_term_copies_hdr(struct kunit *test)
 	struct cmt *t = cmt_setup(test, 22095);
 	const struct cmt_rec *r;
 	struct hostile_peer p;
-	u8 buf[64], f[48];
-	int n;
+	u8 buf[64], f[80], want[80];
+	int n, len;
 
 	hostile_peer_connect(t, &p, false, 1);
 	n = hostile_fpdu_put(buf, &c->f, false);
+	len = hostile_term_expected(want, buf, c->layer_etype, c->ecode,
+				    c->rdmap);
 	KUNIT_EXPECT_EQ(test, cmt_raw_send(p.s, buf, n), n);
-	KUNIT_ASSERT_EQ(test, hostile_recv_all(p.s, f, sizeof(f)), 48);
-	KUNIT_EXPECT_EQ(test, get_unaligned_be16(f), 42U);	/* ULPDU_Length */
-	KUNIT_EXPECT_EQ(test, f[3], 0x47);			/* TERMINATE */
-	KUNIT_EXPECT_EQ(test, f[20], c->layer_etype);
-	KUNIT_EXPECT_EQ(test, f[21], c->ecode);
-	KUNIT_EXPECT_EQ(test, f[22] & 0xe0, 0xc0);		/* M, D, no R */
-	KUNIT_EXPECT_EQ(test, get_unaligned_be16(f + 24), (u16)c->f.len);
-	CMT_EXPECT_MEM(test, f + 26, buf + 2, 18);
+	KUNIT_ASSERT_EQ(test, hostile_recv_fpdu(p.s, f, sizeof(f)), len);
+	CMT_EXPECT_MEM(test, f, want, len);
+	KUNIT_EXPECT_EQ(test, f[22], want[22]);			/* M D R */
 	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, -EPROTO);
@@ -712,19 +749,6 @@ static int hostile_rreq_put(u8 *buf, u32 msn, u32 sink_stag, u64 sink_to,
 	put_unaligned_be32(src_stag, body + 16);
 	put_unaligned_be64(src_to, body + 20);
 	return hostile_fpdu_put(buf, &f, false);
-}
-
-/* Read one whole FPDU (no CRC) of at most @size bytes. Return: its size. */
-static int hostile_recv_fpdu(struct socket *s, u8 *buf, int size)
-{
-	int n;
-
-	if (hostile_recv_all(s, buf, 2) != 2)
-		return 0;
-	n = round_up(2 + get_unaligned_be16(buf), 4) + 4;
-	if (n > size)
-		return 0;
-	return 2 + hostile_recv_all(s, buf + 2, n - 2);
 }
 
 static int hostile_post(struct kiwi_qp *qp, u64 wr_id, int opcode,
@@ -996,6 +1020,243 @@ static void hostile_rdma_read_after_fin(struct kunit *test)
 }
 
 /**
+ * struct hostile_rresp_seg - one Read Response segment a case sends
+ * @ctrl: its control bytes: HOSTILE_RRESP_LAST, or 0x8142 without L
+ * @stag_xor: flips bits of the READ's sink STag
+ * @off: its TO, from the READ's sink TO
+ * @len: payload bytes
+ */
+struct hostile_rresp_seg {
+	u16 ctrl;
+	u32 stag_xor;
+	u32 off;
+	u16 len;
+};
+
+/**
+ * struct hostile_rresp_case - a Read Response that breaks a rule
+ * @idle: no READ is posted
+ * @seg: the segments sent, in order; @seg[1].ctrl 0 if only one
+ * @layer_etype: the TERMINATE's first byte
+ * @ecode: its error code
+ * @desc: what is wrong
+ */
+struct hostile_rresp_case {
+	bool idle;
+	struct hostile_rresp_seg seg[2];
+	u8 layer_etype;
+	u8 ecode;
+	const char *desc;
+};
+
+#define HOSTILE_RRESP_MORE	0x8142	/* T, no L, Read Response */
+#define HOSTILE_READ_LEN	100
+
+static const struct hostile_rresp_case hostile_rresp_cases[] = {
+	{ false, { { HOSTILE_RRESP_LAST, 0, 0, 108 } }, 0x11, 0x01,
+	  "longer than the READ" },
+	{ false, { { HOSTILE_RRESP_LAST, 0x80, 0, 100 } }, 0x11, 0x00,
+	  "another sink STag" },
+	{ false, { { HOSTILE_RRESP_LAST, 0, 4, 96 } }, 0x11, 0x01,
+	  "another TO" },
+	{ false, { { HOSTILE_RRESP_LAST, 0, 0, 60 } }, 0x11, 0x01,
+	  "L early" },
+	{ false, { { HOSTILE_RRESP_MORE, 0, 0, 100 },
+		   { HOSTILE_RRESP_LAST, 0, 100, 8 } }, 0x11, 0x01,
+	  "L late, bytes beyond" },
+	{ false, { { HOSTILE_RRESP_MORE, 0, 0, 60 },
+		   { HOSTILE_RRESP_LAST, 0, 64, 36 } }, 0x11, 0x01,
+	  "second segment, TO gap" },
+	{ true, { { HOSTILE_RRESP_LAST, 0, 0, 8 } }, 0x10, 0x00,
+	  "idle QP" },
+};
+
+static void hostile_rresp_case_desc(const struct hostile_rresp_case *c,
+				    char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(hostile_rresp_case, hostile_rresp_cases,
+		  hostile_rresp_case_desc);
+
+/*
+ * A Read Response that does not match the READ waiting for it (or comes
+ * with none waiting) ends the connection with the TERMINATE of
+ * Documentation/softiw.rst; the READ is flushed and no byte outside its
+ * buffer is written.
+ */
+static void hostile_rresp_bad(struct kunit *test)
+{
+	const struct hostile_rresp_case *c = test->param_value;
+	struct cmt *t = cmt_setup(test, 22108);
+	const struct hostile_rresp_seg *g;
+	struct hostile_peer p;
+	u8 f[320], data[128];
+	int i, n = 0;
+
+	hostile_peer_connect(t, &p, false, 2);
+	hostile_prime(t, &p);
+	memset(p.buf + 512, HOSTILE_GUARD, 1024);
+	if (!c->idle) {
+		KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, KIWI_WR_RDMA_READ,
+						   p.mr, 520, HOSTILE_READ_LEN,
+						   0x7000, 0x11223344), 0);
+		KUNIT_ASSERT_EQ(test, hostile_recv_fpdu(p.s, f, sizeof(f)), 52);
+		KUNIT_EXPECT_EQ(test, f[3], 0x41);	/* Read Request */
+	}
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = 0xa0 ^ i;
+	for (g = c->seg; g < c->seg + ARRAY_SIZE(c->seg) && g->ctrl; g++)
+		n += hostile_tagged_put(f + n, g->ctrl, p.mr->lkey ^ g->stag_xor,
+					p.mr->iova + 520 + g->off, data,
+					g->len);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
+	hostile_expect_term(t, &p, c->layer_etype, c->ecode);
+	for (i = 512; i < 1536; i++)
+		if ((i < 520 || i >= 520 + HOSTILE_READ_LEN) &&
+		    p.buf[i] != HOSTILE_GUARD)
+			break;
+	KUNIT_EXPECT_EQ(test, i, 1536);
+	cmt_teardown(t);
+}
+
+/**
+ * struct hostile_big - a large vmalloc()ed MR, released before the QPs
+ * @mem: the memory, NULL once freed
+ * @mr: its MR, NULL once deregistered
+ */
+struct hostile_big {
+	void *mem;
+	struct kiwi_mr *mr;
+};
+
+static void hostile_big_release(struct kunit_resource *res)
+{
+	struct hostile_big *b = res->data;
+
+	if (b->mr)
+		kiwi_dereg_mr(b->mr);
+	vfree(b->mem);
+	kfree(b);
+}
+
+/* More than TCP buffers on both ends hold while the peer does not read. */
+#define HOSTILE_BIG	(8 << 20)
+
+/* Read and drop @n bytes. Return: 0, or the error. */
+static int hostile_skip(struct socket *s, u8 *scratch, int size, int n)
+{
+	int ret;
+
+	while (n > 0) {
+		ret = cmt_raw_recv(s, scratch, min(n, size), 3000);
+		if (ret <= 0)
+			return ret ? ret : -ENOTCONN;
+		n -= ret;
+	}
+	return 0;
+}
+
+/*
+ * The source MR is deregistered while its Read Response is half sent
+ * (the peer stopped reading): the rest is not read from the freed memory
+ * (KASAN would see it) but refused with a TERMINATE (RDMAP, remote
+ * protection, invalid STag) naming the Read Request, header and body,
+ * with M, D and R, as siw does; CLOSE(-EPROTO), QP in ERROR.
+ */
+static void hostile_rdma_dereg_mid_response(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 22109);
+	struct hostile_big *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	u8 rreq[64], want[96], f[96], *scratch;
+	const struct cmt_rec *r;
+	struct hostile_peer p;
+	int n, len, segs = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 hostile_big_release,
+							 GFP_KERNEL, b));
+	scratch = kunit_kmalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, scratch);
+	b->mem = vzalloc(HOSTILE_BIG);
+	KUNIT_ASSERT_NOT_NULL(test, b->mem);
+	b->mr = kiwi_reg_kernel_mr(t->dev, b->mem, HOSTILE_BIG,
+				   KIWI_ACCESS_ALL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b->mr));
+	hostile_peer_connect(t, &p, false, 1);
+	n = hostile_rreq_put(rreq, 1, 0x99, 0x4000, HOSTILE_BIG, b->mr->rkey,
+			     b->mr->iova);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, rreq, n), n);
+	msleep(300);
+	kiwi_dereg_mr(b->mr);
+	b->mr = NULL;
+	vfree(b->mem);
+	b->mem = NULL;
+	/* Read Response segments, then the TERMINATE. */
+	for (;;) {
+		KUNIT_ASSERT_EQ(test, hostile_recv_all(p.s, f, 4), 4);
+		if (f[3] != 0x42)
+			break;
+		KUNIT_ASSERT_EQ(test, f[2] & 0x80, 0x80);	/* tagged */
+		KUNIT_ASSERT_EQ(test, f[2] & 0x40, 0);		/* never L */
+		n = round_up(2 + get_unaligned_be16(f), 4) + 4 - 4;
+		KUNIT_ASSERT_EQ(test, hostile_skip(p.s, scratch, 4096, n), 0);
+		segs++;
+	}
+	KUNIT_EXPECT_GT(test, segs, 0);
+	len = hostile_term_expected(want, rreq, 0x01, 0x00, 28);
+	KUNIT_ASSERT_EQ(test, hostile_recv_all(p.s, f + 4, len - 4), len - 4);
+	CMT_EXPECT_MEM(test, f, want, len);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -EPROTO);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_ERROR);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
+/*
+ * The requester's side: a TERMINATE where the Read Response should be
+ * (the responder refused the request) completes the READ with an error,
+ * and everything posted after it; CLOSE(-ECONNRESET).
+ */
+static void hostile_rdma_read_refused(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 22110);
+	const struct cmt_rec *r;
+	struct hostile_peer p;
+	struct kiwi_wc wc;
+	u8 f[96], want[96];
+	int n, bad = 0;
+
+	hostile_peer_connect(t, &p, false, 2);
+	hostile_prime(t, &p);
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, KIWI_WR_RDMA_READ, p.mr,
+					   520, 100, 0x7000, 0x11223344), 0);
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 2, KIWI_WR_SEND, p.mr, 0, 4,
+					   0, 0), 0);
+	KUNIT_ASSERT_EQ(test, hostile_recv_fpdu(p.s, f, sizeof(f)), 52);
+	KUNIT_EXPECT_EQ(test, f[3], 0x41);		/* Read Request */
+	n = hostile_term_expected(want, f, 0x01, 0x00, 28);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, want, n), n);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RDMA_READ);
+	KUNIT_EXPECT_NE(test, wc.status, 0);
+	for (n = 0; n < 8 && kiwi_poll_cq(t->cq, 1, &wc) == 1; n++)
+		bad += wc.status == 0;
+	KUNIT_EXPECT_EQ(test, n, 2);	/* the SEND, the RECV */
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
+/**
  * struct hostile_access_case - a remote access that must be refused
  * @rreq: a Read Request (else an RDMA WRITE)
  * @access: rights of the MR named
@@ -1051,7 +1312,7 @@ static const struct hostile_access_case hostile_access_cases[] = {
 	  "WRITE, deregistered MR" },
 	{ false, HOSTILE_RW, HOSTILE_STAG_OTHER_DEV, 0, false, 8, 0x11, 0x00,
 	  "WRITE, other device's MR" },
-	{ false, HOSTILE_RW, HOSTILE_STAG_RRESP, 0, false, 8, 0x11, 0x00,
+	{ false, HOSTILE_RW, HOSTILE_STAG_RRESP, 0, false, 8, 0x10, 0x00,
 	  "Read Response, no READ" },
 	{ false, HOSTILE_RW, HOSTILE_STAG_INVALIDATED, 0, false, 8, 0x11, 0x00,
 	  "WRITE, invalidated MR" },
@@ -1252,6 +1513,9 @@ static struct kunit_case hostile_rdma_cases[] = {
 	KUNIT_CASE(hostile_rdma_fin_for_read),
 	KUNIT_CASE(hostile_rdma_read_after_fin),
 	KUNIT_CASE_PARAM(hostile_access, hostile_access_case_gen_params),
+	KUNIT_CASE_PARAM(hostile_rresp_bad, hostile_rresp_case_gen_params),
+	KUNIT_CASE(hostile_rdma_dereg_mid_response),
+	KUNIT_CASE(hostile_rdma_read_refused),
 	{}
 };
 
