@@ -500,7 +500,7 @@ static int ring_hook(struct kiwi_ulp *u, struct kiwi_cm_id *id,
 	    !READ_ONCE(r->exited[(i + 1) % r->n]))
 		atomic_inc(&r->early);
 	WRITE_ONCE(r->returned[i], true);
-	msleep(5);
+	msleep(20);
 	WRITE_ONCE(r->exited[i], true);
 	if (atomic_inc_return(&r->done) == r->n)
 		complete_all(&r->all_done);
