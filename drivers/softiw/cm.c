@@ -5,9 +5,11 @@
  *
  * Socket callbacks only queue @work; everything else runs in process
  * context under the endpoint's mutex: the work, the timer (a delayed
- * work), and the iw_cm ops. An upcall is made with the mutex held: the
+ * work), the iw_cm ops, and a passive endpoint's first step, which the
+ * listener's work runs. An upcall is made with the mutex held: the
  * core never calls back into a provider from kiwi_cm_upcall().
  */
+#include <kunit/visibility.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -51,6 +53,10 @@ MODULE_PARM_DESC(max_pending, "connections per listener waiting for their MPA re
 
 struct workqueue_struct *softiw_cm_wq;
 static struct kmem_cache *softiw_cep_cache;
+
+/* Steps of endpoints awaiting their request: by the listener, by their work. */
+static atomic_long_t softiw_request_steps_listener;
+static atomic_long_t softiw_request_steps_work;
 
 static void softiw_cep_free(struct softiw_cep *cep)
 {
@@ -843,6 +849,8 @@ static void softiw_cep_work(struct work_struct *work)
 	struct softiw_cep *cep = container_of(work, struct softiw_cep, work);
 
 	mutex_lock(&cep->lock);
+	if (cep->state == SOFTIW_CEP_AWAIT_REQUEST)
+		atomic_long_inc(&softiw_request_steps_work);
 	softiw_cep_step(cep);
 	mutex_unlock(&cep->lock);
 	softiw_cep_put(cep);
@@ -897,9 +905,13 @@ static struct softiw_cep *softiw_cep_alloc(struct softiw_device *sdev,
  * @lst: the listener, lock held, not dead
  * @sock: the new socket
  *
+ * The endpoint's work is not queued: what arrives from now on queues it,
+ * what arrived before is read by softiw_cep_first_step(), which the
+ * caller runs once it dropped @lst's lock.
+ *
  * Context: process context, may sleep.
- * Return: the endpoint, waiting for the MPA request, or NULL without
- * memory (then the caller still owns @sock).
+ * Return: the endpoint, waiting for the MPA request, with a reference for
+ * the caller; or NULL without memory (then the caller still owns @sock).
  */
 struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 				      struct socket *sock)
@@ -924,9 +936,51 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 	softiw_cep_arm_timer(cep,
 			     kiwi_cm_option(lst->id, KIWI_IWARP_OPT_MPA_TIMEOUT_MS,
 					    READ_ONCE(softiw_mpa_timeout_ms)));
-	softiw_cep_kick(cep);
+	refcount_inc(&cep->ref);
 	return cep;
 }
+
+/**
+ * softiw_cep_first_step() - read what a new passive endpoint received
+ *	before its socket callbacks were its own
+ * @cep: the endpoint, from softiw_cep_passive(); the caller's reference
+ *
+ * Over lo or a veth the MPA Request is often in the socket by the time
+ * the listener accepts it: this reads it, and delivers the request,
+ * without waiting for the endpoint's work. An endpoint whose request is
+ * not all there yet waits for its work, queued when more arrives; one
+ * whose work ran meanwhile has moved on and is left alone.
+ *
+ * Context: process context, may sleep; not under the listener's lock (a
+ * step takes it inside the endpoint's).
+ */
+void softiw_cep_first_step(struct softiw_cep *cep)
+{
+	might_sleep();
+	mutex_lock(&cep->lock);
+	if (cep->state == SOFTIW_CEP_AWAIT_REQUEST) {
+		lockdep_assert_not_held(&cep->listener->lock);
+		atomic_long_inc(&softiw_request_steps_listener);
+		softiw_cep_step_request(cep);
+	}
+	mutex_unlock(&cep->lock);
+}
+
+/**
+ * kiwi_softiw_request_steps() - steps of passive endpoints waiting for
+ *	their MPA request, for tests
+ * @listener: count those run by the listener's work rather than by the
+ *	endpoint's own
+ *
+ * Context: any context.
+ * Return: their number since the module loaded.
+ */
+unsigned long kiwi_softiw_request_steps(bool listener)
+{
+	return atomic_long_read(listener ? &softiw_request_steps_listener :
+				&softiw_request_steps_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_request_steps);
 
 /**
  * softiw_cep_close_pending() - drop a connection still waiting for its

@@ -299,6 +299,8 @@ int softiw_cm_init(void);
 void softiw_cm_exit(void);
 struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 				      struct socket *sock);
+void softiw_cep_first_step(struct softiw_cep *cep);
+unsigned long kiwi_softiw_request_steps(bool listener);
 void softiw_cep_close_pending(struct softiw_cep *cep);
 void softiw_cep_request_close(struct softiw_cep *cep);
 void softiw_cep_kick(struct softiw_cep *cep);

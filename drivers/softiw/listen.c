@@ -41,27 +41,54 @@ static void softiw_listener_sk_event(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void softiw_listener_take(struct softiw_listener *lst,
-				 struct socket *sock)
+/* Return: the new endpoint with a reference for the caller, or NULL. */
+static struct softiw_cep *softiw_listener_take(struct softiw_listener *lst,
+					       struct socket *sock)
 {
+	struct softiw_cep *cep = NULL;
+
 	lockdep_assert_held(&lst->lock);
-	if (lst->npending >= READ_ONCE(softiw_max_pending) ||
-	    !softiw_cep_passive(lst, sock)) {
+	if (lst->npending < READ_ONCE(softiw_max_pending))
+		cep = softiw_cep_passive(lst, sock);
+	if (!cep) {
 		sock_no_linger(sock->sk);
 		sock_release(sock);
 	}
+	return cep;
 }
 
+/*
+ * Accept the next connection that becomes an endpoint, if any. Those
+ * refused (too many pending, no memory) are closed on the way.
+ */
+static struct softiw_cep *softiw_listener_next(struct softiw_listener *lst)
+{
+	struct softiw_cep *cep = NULL;
+	struct socket *sock;
+
+	mutex_lock(&lst->lock);
+	while (!cep && !lst->dead &&
+	       !kernel_accept(lst->sock, &sock, O_NONBLOCK))
+		cep = softiw_listener_take(lst, sock);
+	mutex_unlock(&lst->lock);
+	return cep;
+}
+
+/*
+ * Each new endpoint's first step runs here, outside the listener's
+ * lock: a Request that came with the handshake is read and delivered
+ * without a wake-up of the endpoint's own work.
+ */
 static void softiw_listener_work(struct work_struct *work)
 {
 	struct softiw_listener *lst = container_of(work, struct softiw_listener,
 						   work);
-	struct socket *sock;
+	struct softiw_cep *cep;
 
-	mutex_lock(&lst->lock);
-	while (!lst->dead && !kernel_accept(lst->sock, &sock, O_NONBLOCK))
-		softiw_listener_take(lst, sock);
-	mutex_unlock(&lst->lock);
+	while ((cep = softiw_listener_next(lst))) {
+		softiw_cep_first_step(cep);
+		softiw_cep_put(cep);
+	}
 }
 
 static bool softiw_addr_any(const struct sockaddr_storage *ss)

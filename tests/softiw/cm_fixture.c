@@ -498,6 +498,49 @@ static bool cmt_raw_match(struct kunit *test, struct kunit_resource *res,
 }
 
 /**
+ * cmt_raw_socket() - a plain TCP socket, not connected yet
+ * @test: the running test
+ *
+ * The socket is released when the test case ends if cmt_raw_close() was
+ * not called before.
+ *
+ * Context: process context.
+ * Return: the socket, TCP_NODELAY set.
+ */
+struct socket *cmt_raw_socket(struct kunit *test)
+{
+	struct socket *sock;
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &sock), 0);
+	if (!kunit_alloc_resource(test, NULL, cmt_raw_release, GFP_KERNEL,
+				  sock)) {
+		sock_release(sock);
+		KUNIT_ASSERT_FAILURE(test, "no memory for a resource");
+	}
+	tcp_sock_set_nodelay(sock->sk);
+	return sock;
+}
+
+/**
+ * cmt_raw_connect_to() - connect a socket of cmt_raw_socket(), blocking
+ * @sock: the socket
+ * @port: listener port on 127.0.0.1
+ *
+ * Asserts nothing: a caller may hold a lock across it.
+ *
+ * Context: process context; sleeps.
+ * Return: what kernel_connect() returned.
+ */
+int cmt_raw_connect_to(struct socket *sock, u16 port)
+{
+	struct sockaddr_storage ss;
+
+	cmt_addr(&ss, port);
+	return kernel_connect(sock, (struct sockaddr *)&ss, sizeof(ss), 0);
+}
+
+/**
  * cmt_raw_try_connect() - connect a plain TCP client; refusal allowed
  * @test: the running test
  * @port: listener port on 127.0.0.1
@@ -510,19 +553,9 @@ static bool cmt_raw_match(struct kunit *test, struct kunit_resource *res,
  */
 struct socket *cmt_raw_try_connect(struct kunit *test, u16 port)
 {
-	struct sockaddr_storage ss;
-	struct socket *sock;
+	struct socket *sock = cmt_raw_socket(test);
 
-	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
-					       IPPROTO_TCP, &sock), 0);
-	if (!kunit_alloc_resource(test, NULL, cmt_raw_release, GFP_KERNEL,
-				  sock)) {
-		sock_release(sock);
-		KUNIT_ASSERT_FAILURE(test, "no memory for a resource");
-	}
-	tcp_sock_set_nodelay(sock->sk);
-	cmt_addr(&ss, port);
-	if (kernel_connect(sock, (struct sockaddr *)&ss, sizeof(ss), 0)) {
+	if (cmt_raw_connect_to(sock, port)) {
 		cmt_raw_close(sock, false);
 		return NULL;
 	}

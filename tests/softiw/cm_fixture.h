@@ -115,6 +115,8 @@ const struct cmt_rec *cmt_wait(struct cmt *t, u8 event, struct kiwi_cm_id *id);
 int cmt_count(struct cmt *t, u8 event);
 void cmt_param(struct kunit *test, const char *name, const char *value);
 struct socket *cmt_raw_connect(struct kunit *test, u16 port);
+struct socket *cmt_raw_socket(struct kunit *test);
+int cmt_raw_connect_to(struct socket *sock, u16 port);
 struct socket *cmt_raw_try_connect(struct kunit *test, u16 port);
 int cmt_raw_send(struct socket *sock, const void *buf, size_t len);
 int cmt_raw_recv(struct socket *sock, void *buf, size_t len, int ms);

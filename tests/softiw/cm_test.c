@@ -3,15 +3,22 @@
  * kiwi_softiw_cm: connections between two softiw endpoints over loopback
  * through the iw_cm API: connect, accept, reject, graceful and abortive
  * teardown, MPA revisions 1 and 2 with and without CRC, a refused TCP
- * connect and the MPA reply timeout.
+ * connect and the MPA reply timeout; a Request already there when the
+ * listener accepts is read by the listener's work, one arriving later by
+ * the endpoint's.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/string.h>
 
+#include "cm.h"
 #include "cm_fixture.h"
 #include "softiw.h"
+
+/* An MPA revision 1 Request with the 3 bytes "abc" of private data. */
+#define CM_REQ_ABC	"MPA ID Req Frame\x00\x01\x00\x03\x61\x62\x63"
+#define CM_REQ_ABC_LEN	23
 
 /* Put the parameters back as the module loaded them, whatever a case did. */
 static void cm_test_exit(struct kunit *test)
@@ -291,6 +298,81 @@ static void cm_wildcard_two_devices(struct kunit *test)
 	cmt_teardown(t);
 }
 
+/* A raw client's Request became a CONNECT_REQUEST with its data. */
+static void cm_expect_abc(struct cmt *t, struct socket *s)
+{
+	const struct cmt_rec *r;
+
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(t->test, r);
+	KUNIT_EXPECT_EQ(t->test, r->len, 3);
+	CMT_EXPECT_MEM(t->test, r->pd, "abc", 3);
+	KUNIT_EXPECT_EQ(t->test, kiwi_cm_reject(r->id, NULL, 0), 0);
+	cmt_raw_close(s, false);
+}
+
+/*
+ * The Request is in the socket when the listener accepts it (the test
+ * holds the listener's mutex while the client connects and sends): the
+ * listener's work reads and delivers it, the endpoint's work never runs
+ * for it.
+ */
+static void cm_request_with_accept(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 21093);
+	unsigned long by_lst, by_work;
+	struct softiw_listener *lst;
+	struct socket *s;
+	int conn, sent;
+
+	lst = cmt_listen(t)->provider_data;
+	s = cmt_raw_socket(test);
+	by_lst = kiwi_softiw_request_steps(true);
+	by_work = kiwi_softiw_request_steps(false);
+	mutex_lock(&lst->lock);
+	conn = cmt_raw_connect_to(s, t->port);
+	sent = conn ? 0 : cmt_raw_send(s, CM_REQ_ABC, CM_REQ_ABC_LEN);
+	mutex_unlock(&lst->lock);
+	KUNIT_ASSERT_EQ(test, conn, 0);
+	KUNIT_ASSERT_EQ(test, sent, CM_REQ_ABC_LEN);
+	cm_expect_abc(t, s);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_steps(true) - by_lst, 1UL);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_steps(false) - by_work, 0UL);
+	cmt_teardown(t);
+}
+
+/*
+ * The Request comes in two pieces after the listener's step found
+ * nothing: the endpoint's work, queued by the data, reads it.
+ */
+static void cm_request_after_accept(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 21094);
+	unsigned long by_lst, by_work;
+	struct socket *s;
+	int ms;
+
+	cmt_listen(t);
+	by_lst = kiwi_softiw_request_steps(true);
+	by_work = kiwi_softiw_request_steps(false);
+	s = cmt_raw_connect(test, t->port);
+	for (ms = 0; ms < 5000; ms += 20) {
+		if (kiwi_softiw_request_steps(true) != by_lst)
+			break;
+		msleep(20);
+	}
+	KUNIT_ASSERT_EQ(test, kiwi_softiw_request_steps(true) - by_lst, 1UL);
+	KUNIT_EXPECT_EQ(test, cmt_raw_send(s, CM_REQ_ABC, 10), 10);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, cmt_raw_send(s, CM_REQ_ABC + 10,
+					   CM_REQ_ABC_LEN - 10),
+			CM_REQ_ABC_LEN - 10);
+	cm_expect_abc(t, s);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_steps(true) - by_lst, 1UL);
+	KUNIT_EXPECT_GE(test, kiwi_softiw_request_steps(false) - by_work, 1UL);
+	cmt_teardown(t);
+}
+
 static struct kunit_case cm_cases[] = {
 	KUNIT_CASE(cm_v2_nocrc),
 	KUNIT_CASE(cm_v2_crc),
@@ -303,6 +385,8 @@ static struct kunit_case cm_cases[] = {
 	KUNIT_CASE(cm_reply_timeout),
 	KUNIT_CASE(cm_error_while_connecting),
 	KUNIT_CASE(cm_wildcard_two_devices),
+	KUNIT_CASE(cm_request_with_accept),
+	KUNIT_CASE(cm_request_after_accept),
 	{}
 };
 
