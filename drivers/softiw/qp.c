@@ -72,9 +72,10 @@ static int softiw_wq_init(struct softiw_wq *wq, u32 size, u32 max_sge)
 {
 	wq->size = size;
 	wq->max_sge = max_sge;
+	wq->stride = struct_size(wq->wqe, buf, max_sge);
 	if (!size)
 		return 0;
-	wq->wqe = kvcalloc(size, sizeof(*wq->wqe), GFP_KERNEL);
+	wq->wqe = kvcalloc(size, wq->stride, GFP_KERNEL);
 	return wq->wqe ? 0 : -ENOMEM;
 }
 
@@ -194,7 +195,7 @@ static u32 softiw_wq_flush(struct softiw_qp *sqp, struct softiw_wq *wq)
 
 	lockdep_assert_held(&sqp->lock);
 	while (wq->count) {
-		wqe = &wq->wqe[wq->head];
+		wqe = softiw_wq_at(wq, wq->head);
 		softiw_wq_report(sqp, wq, wqe->wr_id, wqe->opcode, wqe->flags,
 				 -ECANCELED, 0, false, NULL);
 		wq->head = (wq->head + 1) % wq->size;
@@ -389,7 +390,7 @@ static struct softiw_wqe *softiw_wq_slot(struct softiw_wq *wq)
 {
 	if (wq->count == wq->size)
 		return NULL;
-	return &wq->wqe[(wq->head + wq->count) % wq->size];
+	return softiw_wq_at(wq, wq->head + wq->count);
 }
 
 /* In ERROR with its queues flushed: a post completes at once. */
@@ -560,7 +561,7 @@ struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq)
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	if (wq->count && sqp->state != KIWI_QPS_ERROR)
-		wqe = &wq->wqe[wq->head];
+		wqe = softiw_wq_at(wq, wq->head);
 	spin_unlock_irqrestore(&sqp->lock, flags);
 	return wqe;
 }
@@ -589,7 +590,7 @@ int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 	spin_lock_irqsave(&sqp->lock, flags);
 	lockdep_assert_held(&sqp->cep->lock);
 	if (wq->count && sqp->state != KIWI_QPS_ERROR) {
-		wqe = &wq->wqe[wq->head];
+		wqe = softiw_wq_at(wq, wq->head);
 		ret = softiw_wq_report(sqp, wq, wqe->wr_id, wqe->opcode,
 				       wqe->flags, status, byte_len,
 				       solicited, inv_rkey);
@@ -620,7 +621,7 @@ struct softiw_wqe *softiw_sq_next(struct softiw_qp *sqp)
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	if (sq->sent < sq->count && sqp->state != KIWI_QPS_ERROR)
-		wqe = &sq->wqe[(sq->head + sq->sent) % sq->size];
+		wqe = softiw_wq_at(sq, sq->head + sq->sent);
 	spin_unlock_irqrestore(&sqp->lock, flags);
 	return wqe;
 }
@@ -643,7 +644,7 @@ struct softiw_wqe *softiw_sq_read(struct softiw_qp *sqp)
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	for (i = 0; i < sq->sent && sqp->state != KIWI_QPS_ERROR; i++) {
-		w = &sq->wqe[(sq->head + i) % sq->size];
+		w = softiw_wq_at(sq, sq->head + i);
 		if (w->opcode == KIWI_WR_RDMA_READ && !w->done) {
 			wqe = w;
 			break;
@@ -672,7 +673,7 @@ bool softiw_sq_has_read(struct softiw_qp *sqp)
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	for (i = 0; i < sq->count && !found; i++) {
-		w = &sq->wqe[(sq->head + i) % sq->size];
+		w = softiw_wq_at(sq, sq->head + i);
 		found = w->opcode == KIWI_WR_RDMA_READ && !w->done;
 	}
 	spin_unlock_irqrestore(&sqp->lock, flags);
@@ -687,8 +688,8 @@ static int softiw_sq_retire(struct softiw_qp *sqp, bool *reported)
 	int ret = 0;
 
 	lockdep_assert_held(&sqp->lock);
-	while (sq->count && sq->wqe[sq->head].done) {
-		wqe = &sq->wqe[sq->head];
+	while (sq->count && softiw_wq_at(sq, sq->head)->done) {
+		wqe = softiw_wq_at(sq, sq->head);
 		if (softiw_wq_report(sqp, sq, wqe->wr_id, wqe->opcode,
 				     wqe->flags, 0, wqe->len, false, NULL))
 			ret = -EOVERFLOW;

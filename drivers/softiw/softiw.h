@@ -131,7 +131,7 @@ struct softiw_buf {
  * @sink_stag: RDMA READ: the STag the Read Response is placed in, the
  *	first SGE's (0 if there is none)
  * @sink_to: RDMA READ: the tagged offset of its first byte
- * @buf: the local buffers
+ * @buf: the local buffers, as many as the ring's max_sge
  */
 struct softiw_wqe {
 	u64 wr_id;
@@ -144,15 +144,16 @@ struct softiw_wqe {
 	u64 remote_addr;
 	u32 sink_stag;
 	u64 sink_to;
-	struct softiw_buf buf[SOFTIW_MAX_SGE];
+	struct softiw_buf buf[];
 };
 
 /**
  * struct softiw_wq - a ring of work requests (send or receive queue),
  *	protected by its QP's lock
- * @wqe: the ring
+ * @wqe: the ring; entries are @stride bytes apart (softiw_wq_at())
  * @size: its number of entries
  * @max_sge: SGEs allowed per work request
+ * @stride: bytes per entry: a request with @max_sge buffers
  * @head: index of the oldest entry
  * @count: entries queued
  * @sent: send queue: entries from @head on that the transmitter is done
@@ -162,10 +163,18 @@ struct softiw_wq {
 	struct softiw_wqe *wqe;
 	u32 size;
 	u32 max_sge;
+	u32 stride;
 	u32 head;
 	u32 count;
 	u32 sent;
 };
+
+/* Entry @i of @wq's ring, counted from its start (modulo its size). */
+static inline struct softiw_wqe *softiw_wq_at(const struct softiw_wq *wq,
+					      u32 i)
+{
+	return (void *)wq->wqe + (size_t)(i % wq->size) * wq->stride;
+}
 
 /**
  * struct softiw_qp - a queue pair
