@@ -259,7 +259,9 @@ int kiwi_rdma_closing_step(struct kiwi_rdma_priv *priv)
 	struct kiwi_cm_event ev = { .event = KIWI_RDMA_EV_CLOSING };
 	struct rdma_cm_event rev = {};
 
-	kiwi_rdma_fill(&rev, &ev, RDMA_CM_EVENT_DISCONNECTED);
+	/* the CLOSING row, applied in ESTABLISHED, names the event */
+	kiwi_rdma_fill(&rev, &ev,
+		       kiwi_rdma_map_event(ev.event, 0, KIWI_RDMA_ESTABLISHED));
 	return kiwi_rdma_deliver(priv, &rev, NULL);
 }
 
