@@ -302,6 +302,7 @@ enum kiwi_qp_state kiwi_softiw_qp_state(struct kiwi_qp *qp);
 u16 kiwi_softiw_qp_mulpdu(struct kiwi_qp *qp);
 u64 kiwi_softiw_qp_tx_fpdus(struct kiwi_qp *qp);
 bool kiwi_softiw_qp_tx_buffered(struct kiwi_qp *qp);
+bool kiwi_softiw_qp_in_setup(struct kiwi_qp *qp);
 u64 kiwi_softiw_qp_rx_busy(struct kiwi_qp *qp);
 bool kiwi_softiw_qp_terminate(struct kiwi_qp *qp, u32 *ctrl);
 void kiwi_softiw_qp_depths(struct kiwi_qp *qp, u16 *ird, u16 *ord);
