@@ -58,10 +58,20 @@ static struct kmem_cache *softiw_cep_cache;
 static atomic_long_t softiw_request_steps_listener;
 static atomic_long_t softiw_request_steps_work;
 
+/* Connection setup is over: free what only it needed. */
+static void softiw_cep_setup_free(struct softiw_cep *cep)
+{
+	if (!cep->setup)
+		return;
+	kfree(cep->setup->pdata);
+	kfree(cep->setup);
+	cep->setup = NULL;
+}
+
 static void softiw_cep_free(struct softiw_cep *cep)
 {
 	softiw_tx_stop(cep);
-	kfree(cep->pdata);
+	softiw_cep_setup_free(cep);
 	kmem_cache_free(softiw_cep_cache, cep);
 }
 
@@ -134,7 +144,7 @@ static void softiw_cep_settings(struct softiw_cep *cep,
 			      READ_ONCE(softiw_mpa_p2p));
 
 	rev = rev == SOFTIW_MPA_REV1 ? SOFTIW_MPA_REV1 : SOFTIW_MPA_REV2;
-	cep->local = (struct kiwi_softiw_mpa_local) {
+	cep->setup->local = (struct kiwi_softiw_mpa_local) {
 		.rev = rev,
 		.crc = kiwi_cm_option(id, KIWI_IWARP_OPT_MPA_CRC,
 				  READ_ONCE(softiw_mpa_crc)),
@@ -316,8 +326,8 @@ static int softiw_cep_upcall(struct softiw_cep *cep,
 	if (info) {
 		ev.private_data = info->pdata;
 		ev.private_data_len = info->pd_len;
-		ev.ird = info->enhanced ? info->ird : cep->local.ird;
-		ev.ord = info->enhanced ? info->ord : cep->local.ord;
+		ev.ird = info->enhanced ? info->ird : cep->setup->local.ird;
+		ev.ord = info->enhanced ? info->ord : cep->setup->local.ord;
 	}
 	return kiwi_cm_upcall(cep->id, &ev);
 }
@@ -374,7 +384,7 @@ static int softiw_cep_read_mpa(struct softiw_cep *cep,
 	int ret;
 
 	for (;;) {
-		size_t want = kiwi_softiw_mpa_rx_missing(&cep->mpa_rx);
+		size_t want = kiwi_softiw_mpa_rx_missing(&cep->setup->mpa_rx);
 
 		ret = softiw_sock_recv(cep->sock, buf,
 				       clamp_t(size_t, want, 1, sizeof(buf)));
@@ -384,7 +394,8 @@ static int softiw_cep_read_mpa(struct softiw_cep *cep,
 			return -ECONNRESET;
 		if (ret < 0)
 			return ret;
-		ret = kiwi_softiw_mpa_rx_feed(&cep->mpa_rx, buf, ret, info);
+		ret = kiwi_softiw_mpa_rx_feed(&cep->setup->mpa_rx, buf, ret,
+					      info);
 		if (ret)
 			return ret;
 	}
@@ -448,16 +459,22 @@ static int softiw_cep_upcall_up(struct softiw_cep *cep,
 	return kiwi_cm_upcall(cep->id, &ev);
 }
 
-/* Connection setup is over: ESTABLISHED, or CONNECT_REPLY(0) with @rep. */
+/*
+ * Connection setup is over: ESTABLISHED, or CONNECT_REPLY(0) with @rep
+ * (which may be in the setup state, freed after the upcall).
+ */
 static void softiw_cep_established(struct softiw_cep *cep,
 				   const struct kiwi_softiw_mpa_info *rep)
 {
-	enum kiwi_cm_event_type type = cep->rtr.active ?
+	enum kiwi_cm_event_type type = cep->active ?
 		KIWI_CM_EVENT_CONNECT_REPLY : KIWI_CM_EVENT_ESTABLISHED;
+	int ret;
 
 	lockdep_assert_held(&cep->lock);
 	cep->state = SOFTIW_CEP_ESTABLISHED;
-	if (softiw_cep_upcall_up(cep, type, rep) == -ENOMEM) {
+	ret = softiw_cep_upcall_up(cep, type, rep);
+	softiw_cep_setup_free(cep);
+	if (ret == -ENOMEM) {
 		softiw_cep_dropped(cep);
 		return;
 	}
@@ -487,7 +504,7 @@ static void softiw_cep_setup_failed(struct softiw_cep *cep, int status,
 				    u8 ecode,
 				    const struct kiwi_softiw_mpa_info *rep)
 {
-	enum kiwi_cm_event_type type = cep->rtr.active ?
+	enum kiwi_cm_event_type type = cep->active ?
 		KIWI_CM_EVENT_CONNECT_REPLY : KIWI_CM_EVENT_CLOSE;
 	bool abort = true;
 
@@ -523,7 +540,7 @@ static void softiw_cep_reply_refused(struct softiw_cep *cep, int err,
 		softiw_cep_connect_failed(cep, err, rep);
 		return;
 	}
-	cep->crc = cep->req.crc || rep->crc;
+	cep->crc = cep->setup->req.crc || rep->crc;
 	softiw_cep_setup_failed(cep, err, ecode, rep);
 }
 
@@ -538,7 +555,7 @@ static void softiw_cep_step_connecting(struct softiw_cep *cep)
 		softiw_cep_connect_failed(cep, -ECONNREFUSED, NULL);
 		return;
 	}
-	ret = softiw_cep_send_mpa(cep, SOFTIW_MPA_REQUEST, &cep->req);
+	ret = softiw_cep_send_mpa(cep, SOFTIW_MPA_REQUEST, &cep->setup->req);
 	if (ret) {
 		softiw_cep_connect_failed(cep, ret, NULL);
 		return;
@@ -559,7 +576,8 @@ static void softiw_cep_step_reply(struct softiw_cep *cep)
 		softiw_cep_connect_failed(cep, ret, NULL);
 		return;
 	}
-	ret = kiwi_softiw_mpa_connected(&cep->local, &cep->req, &rep, &res);
+	ret = kiwi_softiw_mpa_connected(&cep->setup->local, &cep->setup->req,
+					&rep, &res);
 	if (ret) {
 		softiw_cep_reply_refused(cep, ret, &rep);
 		return;
@@ -574,7 +592,7 @@ static void softiw_cep_step_reply(struct softiw_cep *cep)
 		return;
 	}
 	if (softiw_rtr_awaited(cep)) {
-		cep->rtr.rep = rep;
+		cep->setup->rtr.rep = rep;
 		softiw_cep_await_rtr(cep);
 		return;
 	}
@@ -586,21 +604,23 @@ static void softiw_cep_refuse(struct softiw_cep *cep)
 {
 	struct kiwi_softiw_mpa_info rep;
 
-	if (!kiwi_softiw_mpa_reject(&cep->local, &cep->req, NULL, 0, &rep))
+	if (!kiwi_softiw_mpa_reject(&cep->setup->local, &cep->setup->req,
+				    NULL, 0, &rep))
 		softiw_cep_send_mpa(cep, SOFTIW_MPA_REPLY, &rep);
 	softiw_cep_close(cep, false);
 }
 
 static int softiw_cep_deliver(struct softiw_cep *cep)
 {
+	const struct softiw_setup *setup = cep->setup;
 	struct softiw_listener *lst = cep->listener;
 	struct kiwi_cm_event ev = {
 		.event = KIWI_CM_EVENT_CONNECT_REQUEST,
 		.provider_data = cep,
-		.private_data = cep->req.pdata,
-		.private_data_len = cep->req.pd_len,
-		.ird = cep->req.enhanced ? cep->req.ird : cep->local.ird,
-		.ord = cep->req.enhanced ? cep->req.ord : cep->local.ord,
+		.private_data = setup->req.pdata,
+		.private_data_len = setup->req.pd_len,
+		.ird = setup->req.enhanced ? setup->req.ird : setup->local.ird,
+		.ord = setup->req.enhanced ? setup->req.ord : setup->local.ord,
 	};
 	int ret;
 
@@ -631,7 +651,7 @@ static void softiw_cep_step_request(struct softiw_cep *cep)
 {
 	int ret;
 
-	ret = softiw_cep_read_mpa(cep, &cep->req);
+	ret = softiw_cep_read_mpa(cep, &cep->setup->req);
 	if (ret == SOFTIW_MPA_RX_MORE)
 		return;
 	if (ret < 0) {
@@ -639,7 +659,7 @@ static void softiw_cep_step_request(struct softiw_cep *cep)
 		return;
 	}
 	softiw_cep_stop_timer(cep);
-	if (cep->req.markers) {
+	if (cep->setup->req.markers) {
 		softiw_cep_refuse(cep);
 		return;
 	}
@@ -783,7 +803,7 @@ static void softiw_cep_step_established(struct softiw_cep *cep)
 static void softiw_cep_step_rtr(struct softiw_cep *cep)
 {
 	const struct kiwi_softiw_mpa_info *rep =
-		cep->rtr.active ? &cep->rtr.rep : NULL;
+		cep->active ? &cep->setup->rtr.rep : NULL;
 	int ret;
 
 	if (READ_ONCE(cep->close_req)) {
@@ -872,7 +892,8 @@ static void softiw_cep_timeout(struct work_struct *work)
 		break;
 	case SOFTIW_CEP_AWAIT_RTR:
 		softiw_cep_setup_failed(cep, -ETIMEDOUT, SOFTIW_TERM_MPA_RTR,
-					cep->rtr.active ? &cep->rtr.rep : NULL);
+					cep->active ? &cep->setup->rtr.rep :
+						      NULL);
 		break;
 	default:
 		break;
@@ -889,6 +910,11 @@ static struct softiw_cep *softiw_cep_alloc(struct softiw_device *sdev,
 
 	if (!cep)
 		return NULL;
+	cep->setup = kzalloc(sizeof(*cep->setup), GFP_KERNEL);
+	if (!cep->setup) {
+		kmem_cache_free(softiw_cep_cache, cep);
+		return NULL;
+	}
 	refcount_set(&cep->ref, 1);
 	mutex_init(&cep->lock);
 	cep->state = state;
@@ -924,7 +950,7 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 		return NULL;
 	softiw_cep_settings(cep, lst->id, SOFTIW_MAX_IRD_ORD,
 			    SOFTIW_MAX_IRD_ORD);
-	kiwi_softiw_mpa_rx_init(&cep->mpa_rx, SOFTIW_MPA_REQUEST);
+	kiwi_softiw_mpa_rx_init(&cep->setup->mpa_rx, SOFTIW_MPA_REQUEST);
 	refcount_inc(&lst->ref);
 	cep->listener = lst;
 	list_add_tail(&cep->pending, &lst->pending);
@@ -983,6 +1009,40 @@ unsigned long kiwi_softiw_request_steps(bool listener)
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_request_steps);
 
 /**
+ * kiwi_softiw_qp_in_setup() - does a QP's connection still hold the
+ *	state of connection setup? For tests
+ * @qp: the QP
+ *
+ * Read under the endpoint's mutex: the upcall that reports a connection
+ * up and the freeing of its setup state are one step, never seen apart.
+ *
+ * Context: process context, may sleep.
+ * Return: true if the QP is bound to an endpoint that holds it.
+ */
+bool kiwi_softiw_qp_in_setup(struct kiwi_qp *qp)
+{
+	struct softiw_qp *sqp = softiw_qp(qp);
+	struct softiw_cep *cep;
+	unsigned long flags;
+	bool setup;
+
+	might_sleep();
+	spin_lock_irqsave(&sqp->lock, flags);
+	cep = sqp->cep;
+	if (cep)
+		refcount_inc(&cep->ref);
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	if (!cep)
+		return false;
+	mutex_lock(&cep->lock);
+	setup = cep->setup;
+	mutex_unlock(&cep->lock);
+	softiw_cep_put(cep);
+	return setup;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_in_setup);
+
+/**
  * softiw_cep_close_pending() - drop a connection still waiting for its
  *	MPA request because its listener is going away
  * @cep: the endpoint; the caller holds a reference
@@ -1037,21 +1097,22 @@ static int softiw_cep_prepare_connect(struct softiw_cep *cep,
 				      const struct kiwi_cm_id *id,
 				      const struct kiwi_conn_param *param)
 {
+	struct softiw_setup *setup = cep->setup;
 	int ret;
 
 	if (param->private_data_len) {
-		cep->pdata = kmemdup(param->private_data,
-				     param->private_data_len, GFP_KERNEL);
-		if (!cep->pdata)
+		setup->pdata = kmemdup(param->private_data,
+				       param->private_data_len, GFP_KERNEL);
+		if (!setup->pdata)
 			return -ENOMEM;
 	}
 	softiw_cep_settings(cep, id, param->ird, param->ord);
-	cep->rtr.active = true;
-	ret = kiwi_softiw_mpa_request(&cep->local, cep->pdata,
-				      param->private_data_len, &cep->req);
+	cep->active = true;
+	ret = kiwi_softiw_mpa_request(&setup->local, setup->pdata,
+				      param->private_data_len, &setup->req);
 	if (ret)
 		return ret;
-	kiwi_softiw_mpa_rx_init(&cep->mpa_rx, SOFTIW_MPA_REPLY);
+	kiwi_softiw_mpa_rx_init(&setup->mpa_rx, SOFTIW_MPA_REPLY);
 	return softiw_cep_bind_qp(cep, param->qpn);
 }
 
@@ -1123,7 +1184,7 @@ static int softiw_cep_send_accept(struct softiw_cep *cep,
 	int ret;
 
 	softiw_cep_settings(cep, cep->id, param->ird, param->ord);
-	ret = kiwi_softiw_mpa_accept(&cep->local, &cep->req,
+	ret = kiwi_softiw_mpa_accept(&cep->setup->local, &cep->setup->req,
 				     param->private_data,
 				     param->private_data_len, &rep, &res);
 	if (ret)
@@ -1196,7 +1257,8 @@ int softiw_reject(struct kiwi_cm_id *id, const void *pdata, u16 len)
 	might_sleep();
 	mutex_lock(&cep->lock);
 	if (cep->state == SOFTIW_CEP_AWAIT_ACCEPT) {
-		if (!kiwi_softiw_mpa_reject(&cep->local, &cep->req, pdata, len,
+		if (!kiwi_softiw_mpa_reject(&cep->setup->local,
+					    &cep->setup->req, pdata, len,
 					    &rep))
 			softiw_cep_send_mpa(cep, SOFTIW_MPA_REPLY, &rep);
 		softiw_cep_close(cep, false);
@@ -1216,7 +1278,10 @@ int softiw_reject(struct kiwi_cm_id *id, const void *pdata, u16 len)
  */
 int softiw_cm_init(void)
 {
-	/* Its own cache: an endpoint is a little over 1 KiB, kmalloc-2k. */
+	/*
+	 * Its own cache: an established endpoint is about 500 bytes, which
+	 * would take a kmalloc-512 object only with nothing to spare.
+	 */
 	softiw_cep_cache = KMEM_CACHE(softiw_cep, 0);
 	if (!softiw_cep_cache)
 		return -ENOMEM;

@@ -187,19 +187,34 @@ struct softiw_rx {
 /**
  * struct softiw_rtr - the end of connection setup, after the MPA frames
  * @type: the RTR type (one SOFTIW_RTR_* bit) in peer-to-peer mode, else 0
- * @active: this end is the initiator
- * @hold_tx: MPA revision 1 responder: no FPDU goes out before one came in
  * @got: bytes of the awaited frame at @buf
  * @buf: the awaited frame: the RTR (responder) or READ response (initiator)
  * @rep: initiator: the Reply received, reported with CONNECT_REPLY
  */
 struct softiw_rtr {
 	u8 type;
-	bool active;
-	bool hold_tx;
 	u8 got;
 	u8 buf[SOFTIW_RTR_FRAME_MAX];
 	struct kiwi_softiw_mpa_info rep;
+};
+
+/**
+ * struct softiw_setup - what only connection setup needs: allocated with
+ *	the endpoint, freed when the connection is up (or the endpoint is)
+ * @local: this end's MPA settings, taken from the options or the module
+ *	parameters
+ * @req: the MPA request sent (active) or received (passive)
+ * @pdata: active: the private data of @req, allocated (NULL if none)
+ * @rtr: the RTR exchange of peer-to-peer mode
+ * @mpa_rx: receiver of the peer's MPA frame; a received request stays in
+ *	it
+ */
+struct softiw_setup {
+	struct kiwi_softiw_mpa_local local;
+	struct kiwi_softiw_mpa_info req;
+	u8 *pdata;
+	struct softiw_rtr rtr;
+	struct kiwi_softiw_mpa_rx mpa_rx;
 };
 
 /* What softiw_rx_step() and softiw_tx_step() report besides errors. */
@@ -212,8 +227,8 @@ struct softiw_rtr {
  * @ref: the connection's own reference (dropped when it closes), one per
  *	queued @work or pending @timer, one while a delivered request waits
  *	for accept or reject (the child id's provider_data)
- * @lock: serialises the state machine
  * @state: see enum softiw_cep_state
+ * @lock: serialises the state machine
  * @sock: the TCP socket, NULL once closed
  * @cbs: @sock's own callbacks
  * @sdev: the device
@@ -222,27 +237,24 @@ struct softiw_rtr {
  *	holding a reference on it
  * @pending: entry in @listener's list of connections awaiting a request
  * @qp: the bound QP, holding a reference; NULL if none
+ * @setup: the state of connection setup; NULL once the connection is up
  * @work: runs the state machine after a socket event or a QP change
  * @timer: the MPA timeout
+ * @close_req: the QP asked for a teardown: 0, KIWI_QPS_CLOSING or
+ *	KIWI_QPS_ERROR; written under @qp's lock
  * @req_ref: the child id's reference is held
  * @fin_sent: we shut down our sending side
  * @fin_rcvd: the peer shut down its sending side
- * @close_req: the QP asked for a teardown: 0, KIWI_QPS_CLOSING or
- *	KIWI_QPS_ERROR; written under @qp's lock
  * @crc: FPDUs carry a CRC32c (negotiated by MPA)
+ * @active: this end is the initiator
+ * @hold_tx: MPA revision 1 responder: no FPDU goes out before one came in
  * @tx: established: the transmit side
  * @rx: established: the receive side
- * @rtr: the RTR exchange of peer-to-peer mode, the first-FPDU rule
- * @local: this end's MPA settings, taken from the module parameters
- * @req: the MPA request sent (active) or received (passive)
- * @pdata: active: the private data of @req, allocated (NULL if none)
- * @mpa_rx: receiver of the peer's MPA frame; a received request stays in
- *	it
  */
 struct softiw_cep {
 	refcount_t ref;
-	struct mutex lock;	/* serialises the state machine */
 	enum softiw_cep_state state;
+	struct mutex lock;	/* serialises the state machine */
 	struct socket *sock;
 	struct softiw_sock_cbs cbs;
 	struct softiw_device *sdev;
@@ -250,20 +262,18 @@ struct softiw_cep {
 	struct softiw_listener *listener;
 	struct list_head pending;
 	struct softiw_qp *qp;
+	struct softiw_setup *setup;
 	struct work_struct work;
 	struct delayed_work timer;
+	int close_req;
 	bool req_ref;
 	bool fin_sent;
 	bool fin_rcvd;
-	int close_req;
 	bool crc;
+	bool active;
+	bool hold_tx;
 	struct softiw_tx tx;
 	struct softiw_rx rx;
-	struct softiw_rtr rtr;
-	struct kiwi_softiw_mpa_local local;
-	struct kiwi_softiw_mpa_info req;
-	u8 *pdata;
-	struct kiwi_softiw_mpa_rx mpa_rx;
 };
 
 /**

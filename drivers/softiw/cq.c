@@ -14,6 +14,39 @@
 
 #include "softiw.h"
 
+/*
+ * What struct softiw_cqe narrows must fit: opcodes and the flags softiw
+ * sets (the only ones there are) in a u8.
+ */
+static_assert(KIWI_WC_LOCAL_INV <= U8_MAX);
+static_assert(KIWI_WC_WITH_INVALIDATE <= U8_MAX);
+
+static void softiw_cqe_pack(struct softiw_cqe *cqe, const struct kiwi_wc *wc)
+{
+	*cqe = (struct softiw_cqe) {
+		.wr_id = wc->wr_id,
+		.qp = wc->qp,
+		.status = wc->status,
+		.byte_len = wc->byte_len,
+		.invalidate_rkey = wc->invalidate_rkey,
+		.opcode = wc->opcode,
+		.wc_flags = wc->wc_flags,
+	};
+}
+
+static void softiw_cqe_unpack(struct kiwi_wc *wc, const struct softiw_cqe *cqe)
+{
+	*wc = (struct kiwi_wc) {
+		.wr_id = cqe->wr_id,
+		.status = cqe->status,
+		.opcode = cqe->opcode,
+		.byte_len = cqe->byte_len,
+		.qp = cqe->qp,
+		.wc_flags = cqe->wc_flags,
+		.invalidate_rkey = cqe->invalidate_rkey,
+	};
+}
+
 struct kiwi_cq *softiw_create_cq(struct kiwi_device *kdev, u32 cqe)
 {
 	struct softiw_cq *scq;
@@ -49,7 +82,7 @@ int softiw_poll_cq(struct kiwi_cq *cq, int num_entries, struct kiwi_wc *wc)
 
 	spin_lock_irqsave(&scq->lock, flags);
 	while (n < num_entries && scq->count) {
-		wc[n++] = scq->wc[scq->head];
+		softiw_cqe_unpack(&wc[n++], &scq->wc[scq->head]);
 		scq->head = (scq->head + 1) % scq->size;
 		scq->count--;
 	}
@@ -102,7 +135,7 @@ int softiw_cq_push(struct softiw_cq *scq, const struct kiwi_wc *wc,
 		ret = -EOVERFLOW;
 		goto unlock;
 	}
-	scq->wc[(scq->head + scq->count) % scq->size] = *wc;
+	softiw_cqe_pack(&scq->wc[(scq->head + scq->count) % scq->size], wc);
 	scq->count++;
 	if (scq->armed == KIWI_CQ_NEXT_COMP + 1 ||
 	    (scq->armed == KIWI_CQ_SOLICITED + 1 && (solicited || wc->status))) {

@@ -32,7 +32,7 @@
 
 /**
  * softiw_rtr_start() - what is left of connection setup once MPA is done
- * @cep: the endpoint; cep->rtr.active says which end it is
+ * @cep: the endpoint, in setup; cep->active says which end it is
  * @res: what MPA agreed
  *
  * Context: process context, the endpoint's mutex held.
@@ -40,12 +40,12 @@
 void softiw_rtr_start(struct softiw_cep *cep,
 		      const struct kiwi_softiw_mpa_result *res)
 {
-	struct softiw_rtr *rtr = &cep->rtr;
+	struct softiw_rtr *rtr = &cep->setup->rtr;
 
 	lockdep_assert_held(&cep->lock);
 	rtr->type = res->p2p ? res->rtr : 0;
-	rtr->hold_tx = !rtr->active && res->rev == SOFTIW_MPA_REV1;
 	rtr->got = 0;
+	cep->hold_tx = !cep->active && res->rev == SOFTIW_MPA_REV1;
 }
 
 /**
@@ -58,11 +58,11 @@ void softiw_rtr_start(struct softiw_cep *cep,
  */
 bool softiw_rtr_awaited(const struct softiw_cep *cep)
 {
-	const struct softiw_rtr *rtr = &cep->rtr;
+	const struct softiw_rtr *rtr = &cep->setup->rtr;
 
 	if (!rtr->type)
 		return false;
-	return !rtr->active || rtr->type == SOFTIW_RTR_READ;
+	return !cep->active || rtr->type == SOFTIW_RTR_READ;
 }
 
 /* Build one setup FPDU from @h and @body, and queue it whole. */
@@ -149,7 +149,7 @@ static int softiw_rtr_send_send(struct softiw_cep *cep)
 int softiw_rtr_send(struct softiw_cep *cep)
 {
 	lockdep_assert_held(&cep->lock);
-	switch (cep->rtr.type) {
+	switch (cep->setup->rtr.type) {
 	case SOFTIW_RTR_WRITE:
 		return softiw_rtr_send_tagged(cep, SOFTIW_RDMAP_WRITE, 0, 0);
 	case SOFTIW_RTR_READ:
@@ -187,11 +187,12 @@ static int softiw_rtr_refuse(struct softiw_cep *cep, u8 ecode)
  */
 static int softiw_rtr_peek(struct softiw_cep *cep)
 {
-	u16 ctrl = get_unaligned_be16(cep->rtr.buf + SOFTIW_MPA_LEN_SIZE);
+	u16 ctrl = get_unaligned_be16(cep->setup->rtr.buf +
+					SOFTIW_MPA_LEN_SIZE);
 
 	if (FIELD_GET(SOFTIW_RDMAP_OPCODE, ctrl) == SOFTIW_RDMAP_TERMINATE)
 		return -ECONNRESET;
-	if (softiw_rtr_frame_len(&cep->rtr) > SOFTIW_RTR_FRAME_MAX)
+	if (softiw_rtr_frame_len(&cep->setup->rtr) > SOFTIW_RTR_FRAME_MAX)
 		return softiw_rtr_refuse(cep, SOFTIW_TERM_MPA_RTR);
 	return 0;
 }
@@ -199,7 +200,7 @@ static int softiw_rtr_peek(struct softiw_cep *cep)
 /* Read the awaited frame. Return: 1 once all of it is in, 0, -errno. */
 static int softiw_rtr_read(struct softiw_cep *cep)
 {
-	struct softiw_rtr *rtr = &cep->rtr;
+	struct softiw_rtr *rtr = &cep->setup->rtr;
 	size_t need;
 	int ret;
 
@@ -262,10 +263,10 @@ static bool softiw_rtr_is_response(const struct kiwi_softiw_ddp_hdr *h)
 static int softiw_rtr_consume(struct softiw_cep *cep)
 {
 	const struct softiw_rdmap_read_req *rr =
-		(const void *)(cep->rtr.buf + SOFTIW_UNTAGGED_HLEN);
+		(const void *)(cep->setup->rtr.buf + SOFTIW_UNTAGGED_HLEN);
 
 	cep->rx.fpdus++;
-	switch (cep->rtr.type) {
+	switch (cep->setup->rtr.type) {
 	case SOFTIW_RTR_SEND:
 		cep->rx.msn++;
 		return 0;
@@ -293,7 +294,7 @@ static int softiw_rtr_consume(struct softiw_cep *cep)
  */
 int softiw_rtr_recv(struct softiw_cep *cep)
 {
-	struct softiw_rtr *rtr = &cep->rtr;
+	struct softiw_rtr *rtr = &cep->setup->rtr;
 	struct kiwi_softiw_term_cause cause;
 	struct kiwi_softiw_ddp_hdr h;
 	int ret;
@@ -306,7 +307,7 @@ int softiw_rtr_recv(struct softiw_cep *cep)
 		return softiw_rtr_refuse(cep, SOFTIW_TERM_MPA_CRC);
 	if (kiwi_softiw_fpdu_get_hdr(rtr->buf, rtr->got, &h, &cause))
 		return softiw_rtr_refuse(cep, SOFTIW_TERM_MPA_RTR);
-	if (rtr->active) {
+	if (cep->active) {
 		if (!softiw_rtr_is_response(&h))
 			return softiw_rtr_refuse(cep, SOFTIW_TERM_MPA_RTR);
 		cep->rx.fpdus++;
@@ -364,5 +365,5 @@ int softiw_rtr_terminate(struct softiw_cep *cep, u8 ecode)
  */
 bool softiw_rtr_tx_held(const struct softiw_cep *cep)
 {
-	return cep->rtr.hold_tx && !cep->rx.fpdus;
+	return cep->hold_tx && !cep->rx.fpdus;
 }

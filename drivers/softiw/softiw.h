@@ -221,10 +221,31 @@ struct softiw_qp {
 };
 
 /**
+ * struct softiw_cqe - a work completion as a CQ's ring keeps it: the
+ *	fields of struct kiwi_wc without its padding (32 bytes, not 40)
+ * @wr_id: the work request's cookie
+ * @qp: the QP
+ * @status: 0 or a negative errno
+ * @byte_len: bytes received or read
+ * @invalidate_rkey: the STag a SEND with Invalidate invalidated
+ * @opcode: enum kiwi_wc_opcode
+ * @wc_flags: KIWI_WC_* bits
+ */
+struct softiw_cqe {
+	u64 wr_id;
+	struct kiwi_qp *qp;
+	int status;
+	u32 byte_len;
+	u32 invalidate_rkey;
+	u8 opcode;
+	u8 wc_flags;
+};
+
+/**
  * struct softiw_cq - a completion queue: a ring of work completions
  * @cq: the core's CQ
  * @lock: protects everything below; taken with interrupts off
- * @wc: the ring
+ * @wc: the ring, of compact completions
  * @size: its number of entries
  * @head: index of the oldest completion
  * @count: completions in the ring
@@ -235,7 +256,7 @@ struct softiw_qp {
 struct softiw_cq {
 	struct kiwi_cq cq;
 	spinlock_t lock;	/* protects the ring, armed, notify, overflow */
-	struct kiwi_wc *wc;
+	struct softiw_cqe *wc;
 	u32 size;
 	u32 head;
 	u32 count;
@@ -302,6 +323,7 @@ enum kiwi_qp_state kiwi_softiw_qp_state(struct kiwi_qp *qp);
 u16 kiwi_softiw_qp_mulpdu(struct kiwi_qp *qp);
 u64 kiwi_softiw_qp_tx_fpdus(struct kiwi_qp *qp);
 bool kiwi_softiw_qp_tx_buffered(struct kiwi_qp *qp);
+bool kiwi_softiw_qp_in_setup(struct kiwi_qp *qp);
 u64 kiwi_softiw_qp_rx_busy(struct kiwi_qp *qp);
 bool kiwi_softiw_qp_terminate(struct kiwi_qp *qp, u32 *ctrl);
 void kiwi_softiw_qp_depths(struct kiwi_qp *qp, u16 *ird, u16 *ord);

@@ -36,17 +36,22 @@ static struct kiwi_cm_id *cm_establish(struct cmt *t, struct kiwi_cm_id **child)
 	struct kiwi_conn_param p = {
 		.private_data = "ok", .private_data_len = 2, .ird = 4, .ord = 4,
 	};
+	struct kiwi_qp *qa, *qb;
 	const struct cmt_rec *r;
 	struct kiwi_cm_id *a;
 
 	cmt_listen(t);
 	a = cmt_connect(t, "hello", t->port);
+	qa = t->qps[t->nqps - 1];
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->len, 5);
 	CMT_EXPECT_MEM(test, r->pd, "hello", 5);
+	/* The initiator awaits the Reply: its setup state is there. */
+	KUNIT_EXPECT_TRUE(test, kiwi_softiw_qp_in_setup(qa));
 	*child = r->id;
 	p.qpn = cmt_qp(t);
+	qb = t->qps[t->nqps - 1];
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(*child, &p), 0);
 	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
 					     *child));
@@ -56,6 +61,9 @@ static struct kiwi_cm_id *cm_establish(struct cmt *t, struct kiwi_cm_id **child)
 	KUNIT_EXPECT_EQ(test, r->len, 2);
 	CMT_EXPECT_MEM(test, r->pd, "ok", 2);
 	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(a), KIWI_CM_STATE_ESTABLISHED);
+	/* Both are up: what only setup needed is freed. */
+	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_in_setup(qa));
+	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_in_setup(qb));
 	return a;
 }
 

@@ -301,6 +301,9 @@ static void rtr_pair(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_EQ(test, r->status, 0);
 	CMT_EXPECT_MEM(test, r->pd, "", 0);
+	/* Both ends are up: their setup state (MPA, RTR buffers) is freed. */
+	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_in_setup(qa));
+	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_in_setup(qb));
 	/* The RTR, and a READ RTR's response, completed nothing. */
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 0);
 
@@ -557,6 +560,7 @@ static void rtr_resp_right(struct cmt *t, struct rtr_raw *p, int type)
 		rtr_expect_bytes(test, p->s, rtr_read_resp_frame, 20);
 	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
 					     p->child));
+	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_in_setup(p->qp));
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 0);
 	/* The RTR SEND took MSN 1; the first ULP SEND is MSN 2. */
 	len = rtr_put_send(f, type == RTR_SEND ? 2 : 1);
@@ -586,6 +590,7 @@ static void rtr_responder(struct kunit *test)
 	rtr_raw_connect(t, &p, c->type);
 	rtr_expect_silence(test, p.s, 200);
 	KUNIT_EXPECT_EQ(test, cmt_count(t, KIWI_CM_EVENT_ESTABLISHED), 0);
+	KUNIT_EXPECT_TRUE(test, kiwi_softiw_qp_in_setup(p.qp));
 	if (c->how == RTR_RIGHT) {
 		rtr_resp_right(t, &p, c->type);
 		cmt_teardown(t);
