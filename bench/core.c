@@ -8,7 +8,8 @@
  *
  *   serve STACK PORT COUNT     listen on COUNT ports from PORT (peer netns)
  *   unserve STACK              close the listeners and what they served
- *   rate STACK PORT CONC N     N connections, CONC at a time: open, close
+ *   rate STACK PORT CONC N     N connections, CONC at a time: open, close;
+ *                              also the time each fifth of them took
  *   hold STACK PORT N          open N connections and keep them
  *   release                    close the held connections
  *
@@ -29,6 +30,8 @@
 
 #define BENCH_MAX_CONC		1024
 #define BENCH_MAX_CONNS		100000
+/* A rate run's connections, in the order they closed, split in windows. */
+#define BENCH_WINDOWS		5
 
 static int peer_netns_pid;
 module_param(peer_netns_pid, int, 0644);
@@ -40,7 +43,7 @@ MODULE_PARM_DESC(server_addr, "address the servers listen on");
 
 static LIST_HEAD(bench_stacks);
 static DEFINE_MUTEX(bench_lock);	/* protects bench_stacks, bench_held */
-static char bench_result[1024];
+static char bench_result[1536];
 
 /**
  * struct bench_run - one batch of connections
@@ -312,6 +315,43 @@ static void bench_stages(struct bench_run *run, char *buf, size_t len)
 				(u64)n * NSEC_PER_USEC) : 0);
 }
 
+/*
+ * The run's connections that opened, in the order they were gone, cut in
+ * BENCH_WINDOWS windows of equal count: the ns each window took (the
+ * first from the run's start), as a JSON member, into @buf. The threads
+ * run on across the cuts, so each window is a rate measured in the same
+ * steady load, and their spread shows how much the rate moved within the
+ * run.
+ */
+static void bench_windows(struct bench_run *run, u64 start, char *buf,
+			  size_t len)
+{
+	u64 *end, prev = start;
+	size_t off;
+	u32 i, k = 0, w, m;
+
+	buf[0] = '\0';
+	end = kvcalloc(run->n, sizeof(*end), GFP_KERNEL);
+	if (!end)
+		return;
+	for (i = 0; i < run->n; i++)
+		if (run->lat[i])
+			end[k++] = run->conns[i].t[KIWI_BENCH_T_GONE];
+	m = k / BENCH_WINDOWS;
+	if (m) {
+		sort(end, k, sizeof(u64), bench_cmp_u64, NULL);
+		off = scnprintf(buf, len, ",\"win_n\":%u,\"win_ns\":[", m);
+		for (w = 1; w <= BENCH_WINDOWS; w++) {
+			off += scnprintf(buf + off, len - off, "%s%llu",
+					 w > 1 ? "," : "",
+					 end[w * m - 1] - prev);
+			prev = end[w * m - 1];
+		}
+		scnprintf(buf + off, len - off, "]");
+	}
+	kvfree(end);
+}
+
 static void bench_srv_reset(struct kiwi_bench_srv *srv)
 {
 	atomic64_set(&srv->req_ns, 0);
@@ -323,8 +363,8 @@ static int bench_rate(struct kiwi_bench_stack *stack, u16 port, u32 conc,
 		      u32 n)
 {
 	struct bench_run *run;
-	u64 ns, p50, p99;
-	char stages[256];
+	u64 start, ns, p50, p99;
+	char stages[256], windows[160];
 	int failed;
 
 	if (!conc || conc > BENCH_MAX_CONC || !n || n > BENCH_MAX_CONNS)
@@ -333,14 +373,16 @@ static int bench_rate(struct kiwi_bench_stack *stack, u16 port, u32 conc,
 	if (!run)
 		return -ENOMEM;
 	bench_srv_reset(&stack->srv);
+	start = ktime_get_ns();
 	ns = bench_run_go(run, conc);
 	failed = atomic_read(&run->failed);
 	bench_stages(run, stages, sizeof(stages));
+	bench_windows(run, start, windows, sizeof(windows));
 	bench_percentiles(run, &p50, &p99);
 	snprintf(bench_result, sizeof(bench_result),
-		 "{\"cmd\":\"rate\",\"stack\":\"%s\",\"conc\":%u,\"n\":%u,\"failed\":%d,\"err\":%d,\"elapsed_ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"close_ns\":%llu%s}",
+		 "{\"cmd\":\"rate\",\"stack\":\"%s\",\"conc\":%u,\"n\":%u,\"failed\":%d,\"err\":%d,\"elapsed_ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"close_ns\":%llu%s%s}",
 		 stack->name, conc, n, failed, atomic_read(&run->err), ns,
-		 p50, p99, bench_close_avg(run), stages);
+		 p50, p99, bench_close_avg(run), stages, windows);
 	bench_run_free(run);
 	return 0;
 }
@@ -390,6 +432,7 @@ static int bench_release(void)
 
 static int bench_serve(struct kiwi_bench_stack *stack, u16 port, u32 count)
 {
+	u64 start = ktime_get_ns();
 	struct sockaddr_storage ss;
 	struct net *net;
 	u32 i;
@@ -405,8 +448,8 @@ static int bench_serve(struct kiwi_bench_stack *stack, u16 port, u32 count)
 	}
 	put_net(net);
 	snprintf(bench_result, sizeof(bench_result),
-		 "{\"cmd\":\"serve\",\"stack\":\"%s\",\"port\":%u,\"count\":%u,\"err\":%d}",
-		 stack->name, port, count, ret);
+		 "{\"cmd\":\"serve\",\"stack\":\"%s\",\"port\":%u,\"count\":%u,\"err\":%d,\"elapsed_ns\":%llu}",
+		 stack->name, port, count, ret, ktime_get_ns() - start);
 	return ret;
 }
 

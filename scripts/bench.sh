@@ -11,6 +11,13 @@
 # env: KIWI_BENCH_N          connections per rate run (default 1000)
 #      KIWI_BENCH_IDLE       idle live connections (default 10000)
 #      KIWI_BENCH_LISTENERS  extra listeners (default 1024)
+#      KIWI_BENCH_ROUNDS     rounds with and without idle connections or
+#                            extra listeners, KIWI_BENCH_N / rounds
+#                            connections each (default 5)
+#      KIWI_BENCH_SETTLE     seconds idle connections are open before the
+#                            rounds with them (default 25)
+#      KIWI_BENCH_KEEPALIVE_AB  1: kiwi's idle rounds once more without
+#                            softiw's keepalive (default 0)
 #      KIWI_BENCH_STACKS     stacks to measure (default "tcp kiwi linux")
 #      KIWI_BENCH_TIMEOUT    seconds the VM may run (default 3600)
 set -euo pipefail
@@ -40,6 +47,9 @@ cat >"$root/etc/kiwi-bench.conf" <<CONF
 BENCH_N=${KIWI_BENCH_N:-1000}
 BENCH_IDLE=${KIWI_BENCH_IDLE:-10000}
 BENCH_LISTENERS=${KIWI_BENCH_LISTENERS:-1024}
+BENCH_ROUNDS=${KIWI_BENCH_ROUNDS:-5}
+BENCH_SETTLE=${KIWI_BENCH_SETTLE:-25}
+BENCH_KEEPALIVE_AB=${KIWI_BENCH_KEEPALIVE_AB:-0}
 BENCH_STACKS="${KIWI_BENCH_STACKS:-tcp kiwi linux}"
 CONF
 find "$out" -name 'kiwi_*.ko' -exec cp {} "$root/lib/kiwi/" \;
@@ -54,8 +64,9 @@ done
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$vm/initramfs.cpio.gz"
 echo "ok"
 
-step "VM: run (QEMU TCG, 2 CPUs)"
-rm -f "$vm/console.log" "$vm/results.log"
+what="QEMU TCG, 2 vCPUs"
+step "VM: run ($what)"
+rm -f "$vm/console.log" "$vm/results.log" "$vm/cpu.log"
 timeout "${KIWI_BENCH_TIMEOUT:-3600}" qemu-system-x86_64 -accel tcg -smp 2 \
 	-m 3072 -nic none -no-reboot -display none -monitor none \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$vm/initramfs.cpio.gz" \
@@ -63,20 +74,11 @@ timeout "${KIWI_BENCH_TIMEOUT:-3600}" qemu-system-x86_64 -accel tcg -smp 2 \
 	-chardev file,id=con,path="$vm/console.log" -serial chardev:con \
 	-chardev file,id=res,path="$vm/results.log" -serial chardev:res &
 qemu=$!
-# Progress: show each finished command while the VM runs.
-shown=0
-while kill -0 $qemu 2>/dev/null; do
-	sleep 5
-	n=$(grep -c 'KIWI-PROGRESS' "$vm/results.log" 2>/dev/null || true)
-	if [ "${n:-0}" -gt $shown ]; then
-		grep 'KIWI-PROGRESS' "$vm/results.log" | tail -n +$((shown + 1)) |
-			sed 's/.*KIWI-PROGRESS /bench: /'
-		shown=$n
-	fi
-done
+# Progress (each finished command) and QEMU's CPU time at each line.
+python3 "$top/scripts/bench_watch.py" $qemu "$vm/results.log" "$vm/cpu.log"
 wait $qemu || die "the VM did not finish (timeout or QEMU error; log: $vm/console.log)"
 
 step "results"
 python3 "$top/scripts/bench_report.py" "$vm/results.log" "$vm/console.log" \
-	"$vm/results.json"
+	"$vm/results.json" "$vm/cpu.log" "$what"
 echo "make bench: $(($(date +%s) - t0)) s"

@@ -15,19 +15,27 @@ SPLAT = re.compile(r"(BUG:|WARNING:|Oops|Kernel panic|Call Trace:|"
                    r"refcount_t:|general protection fault)")
 
 
-def parse(lines):
-    """Per stack: the scenario results in order, and slab totals."""
+def parse(lines, cpu):
+    """Per stack: the scenario results in order, and slab totals. @cpu
+    maps a line number (from 1) to QEMU's CPU time, ns, when the host saw
+    the line (scripts/bench_watch.py); a timed command's result gets the
+    CPU time since its KIWI-START line."""
     runs = {s: [] for s in STACKS}
-    slab, problems, notes, done = {}, [], [], False
-    for line in lines:
+    slab, problems, notes, done, start = {}, [], [], False, None
+    for lineno, line in enumerate(lines, 1):
         m = MARK.search(line.strip())
         if not m:
             continue
         what, rest = m.groups()
-        if what == "BENCH":
+        if what == "START":
+            start = lineno
+        elif what == "BENCH":
             body, rc = rest.rsplit(" rc=", 1)
             rec = json.loads(body) if body.startswith("{") else {}
             rec["rc"] = int(rc)
+            if start and start in cpu and lineno in cpu:
+                rec["cpu_ns"] = cpu[lineno] - cpu[start]
+            start = None
             if rec.get("stack") in runs:
                 runs[rec["stack"]].append(rec)
             what = (f"{rec.get('stack', '?')} {rec.get('cmd', '?')}"
@@ -47,6 +55,10 @@ def parse(lines):
         elif what == "SLABCACHE":
             stack, cache, val = rest.split()
             slab.setdefault(f"{stack}-caches", {})[cache] = int(val)
+        elif what == "PHASE":
+            stack, name = rest.split()
+            if stack in runs:
+                runs[stack].append({"cmd": "phase", "name": name})
         elif what == "FAIL":
             problems.append("VM setup: " + rest)
         elif what == "DONE":
@@ -61,32 +73,125 @@ def rate(rec):
     return ok / (rec["elapsed_ns"] / 1e9) if rec["elapsed_ns"] else 0.0
 
 
+def cpu_ms(rec):
+    """Host CPU time per connection that opened, ms, if measured."""
+    ok = rec["n"] - rec["failed"]
+    return rec["cpu_ns"] / 1e6 / ok if ok and "cpu_ns" in rec else None
+
+
+def window_rates(rec):
+    """The rates of a run's windows (bench/core.c), connections/s."""
+    m = rec.get("win_n", 0)
+    return [m / (ns / 1e9) for ns in rec.get("win_ns", []) if ns]
+
+
+def median(xs):
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+
+
+def main_line(rec):
+    """A rate run of the main scenario: its rate is the median window's."""
+    wins = window_rates(rec)
+    return {"rate": median(wins) if wins else rate(rec),
+            "rate_total": rate(rec), "win_rates": wins,
+            "cpu_ms": cpu_ms(rec),
+            "rate_min": min(wins) if wins else None,
+            "rate_max": max(wins) if wins else None,
+            "p50_ms": rec["p50_ns"] / 1e6,
+            "p99_ms": rec["p99_ns"] / 1e6,
+            "close_ms": rec["close_ns"] / 1e6,
+            "stages_us": rec.get("stages_us", []),
+            "srv_req_us": rec.get("srv_req_us", 0),
+            "srv_accept_us": rec.get("srv_accept_us", 0)}
+
+
+def compare(rounds, rel, rel_cpu, none, extra):
+    """One "with X" line from the rounds (rate, CPU ms per connection)
+    with X and without it, and each round's ratios to its rounds without:
+    of the rates, and of the CPU time without to the CPU time with."""
+    def stats(xs, name):
+        xs = [x for x in xs if x is not None]
+        return {name: median(xs), name + "_min": min(xs) if xs else None,
+                name + "_max": max(xs) if xs else None}
+    out = {"rate": median([r for r, _ in rounds]),
+           "rate_none": median([r for r, _ in none]),
+           "cpu_ms": median([c for _, c in rounds]),
+           "cpu_ms_none": median([c for _, c in none]),
+           "rounds_with": rounds, "rounds_none": none}
+    out.update(stats(rel, "rel"))
+    out.update(stats(rel_cpu, "rel_cpu"))
+    out.update(extra)
+    return out
+
+
+def inverse_ratio(a, b):
+    """b / a: CPU time without over CPU time with, like a rate ratio."""
+    return ratio(b, a)
+
+
+def idle_line(seq, with_phase="idle-with"):
+    """Rounds without, with, without idle connections: each round with
+    them against the median of every round without."""
+    with_rounds = [(r, c) for p, r, c in seq if p == with_phase]
+    first = next((i for i, (p, _, _) in enumerate(seq) if p == with_phase),
+                 len(seq))
+    before = [(r, c) for p, r, c in seq[:first] if p == "idle-none"]
+    after = [(r, c) for p, r, c in seq[first:] if p == "idle-none"]
+    base = median([r for r, _ in before + after])
+    base_cpu = median([c for _, c in before + after])
+    rel = [ratio(r, base) for r, _ in with_rounds]
+    rel_cpu = [inverse_ratio(c, base_cpu) for _, c in with_rounds]
+    return compare(with_rounds, rel, rel_cpu, before + after,
+                   {"rate_none_before": median([r for r, _ in before]),
+                    "rate_none_after": median([r for r, _ in after])})
+
+
+def listener_line(seq):
+    """Alternating rounds: each round with the listeners against the mean
+    of the rounds without on either side of it."""
+    seq = [x for x in seq if x[0].startswith("listen-")]
+    with_rounds, none, rel, rel_cpu = [], [], [], []
+    for i, (p, r, c) in enumerate(seq):
+        if p == "listen-none":
+            none.append((r, c))
+            continue
+        with_rounds.append((r, c))
+        near = [seq[j] for j in (i - 1, i + 1)
+                if 0 <= j < len(seq) and seq[j][0] == "listen-none"]
+        rates = [x[1] for x in near]
+        cpus = [x[2] for x in near if x[2] is not None]
+        rel.append(ratio(r, sum(rates) / len(rates)) if rates else None)
+        rel_cpu.append(inverse_ratio(c, sum(cpus) / len(cpus))
+                       if cpus and c else None)
+    return compare(with_rounds, rel, rel_cpu, none, {})
+
+
 def summarize(recs, slab, stack):
-    """Name each rate run by the scenario it belongs to."""
-    out, before = {}, None
+    """Name each rate run by the scenario (KIWI-PHASE) it belongs to."""
+    out, phase, seq = {}, "main", []
     for rec in recs:
         cmd = rec.get("cmd")
-        if cmd == "rate":
-            if before and before["cmd"] == "hold":
-                key = "idle"
-            elif before and before["cmd"] == "serve" and before["count"] > 1:
-                key = "listeners"
-            else:
-                key = f"c{rec['conc']}"
-            out[key] = {"rate": rate(rec), "p50_ms": rec["p50_ns"] / 1e6,
-                        "p99_ms": rec["p99_ns"] / 1e6,
-                        "close_ms": rec["close_ns"] / 1e6,
-                        "stages_us": rec.get("stages_us", []),
-                        "srv_req_us": rec.get("srv_req_us", 0),
-                        "srv_accept_us": rec.get("srv_accept_us", 0)}
-            continue
-        if cmd in ("hold", "serve"):
-            before = rec
-        if cmd == "hold" and rec["n"] == 1000:
+        if cmd == "phase":
+            phase = rec["name"]
+        elif cmd == "rate" and phase == "main":
+            out[f"c{rec['conc']}"] = main_line(rec)
+        elif cmd == "rate":
+            seq.append((phase, rate(rec), cpu_ms(rec)))
+        elif cmd == "hold" and phase == "main":
             # per connection actually held: Linux's stack fails some
             out["held"] = rec["n"] - rec.get("failed", 0)
-        if cmd in ("release", "unserve"):
-            before = None
+    phases = {x[0] for x in seq}
+    if "idle-with" in phases:
+        out["idle"] = idle_line(seq)
+    if "idle-nokeepalive" in phases:
+        out["idle_nokeepalive"] = idle_line(
+            [x for x in seq if x[0] != "idle-with"], "idle-nokeepalive")
+    if "listen-with" in phases:
+        out["listeners"] = listener_line(seq)
     b, h = slab.get(f"{stack}-before"), slab.get(f"{stack}-held1000")
     held = out.get("held") or 1000
     if b is not None and h is not None:
@@ -108,12 +213,38 @@ def row(name, vals, fmt, ratios=(), target=""):
           "".join(f"{c:>11}" for c in rcells) + f"  {target}")
 
 
+def spread_row(name, pairs, fmt):
+    """Min-max cells: how far the windows or rounds of a line spread."""
+    cells = [f"{fmt.format(a)}-{fmt.format(b)}" if a is not None and
+             b is not None else "-" for a, b in pairs]
+    print(f"{name:<34}" + "".join(f"{c:>11}" for c in cells))
+
+
 def get(summ, stack, key, field):
-    return summ[stack].get(key, {}).get(field)
+    return summ.get(stack, {}).get(key, {}).get(field)
 
 
-def report(summ):
-    print(f"{'(QEMU TCG, 2 vCPUs)':<34}" +
+def rel_rows(summ, key, names, check=None):
+    """A scenario's ratios to its rounds without: of the rates, and of
+    the host CPU time per connection (without / with), with spreads.
+    @check judges kiwi's rate ratio."""
+    for f, name in zip(("rel", "rel_cpu"), names):
+        v = [get(summ, s, key, f) for s in STACKS]
+        if not any(v):
+            continue
+        row(name, v, "{:.2f}", (), check(v[1]) if check and f == "rel"
+            else "")
+        spread_row("    rounds min-max", [
+            (get(summ, s, key, f + "_min"), get(summ, s, key, f + "_max"))
+            for s in STACKS], "{:.2f}")
+
+
+def report(summ, machine):
+    label = f"({machine})"
+    if len(label) > 33:
+        print(label)
+        label = ""
+    print(f"{label:<34}" +
           "".join(f"{s:>11}" for s in STACKS) +
           f"{'kiwi/tcp':>11}{'kiwi/linux':>11}  target")
     verdicts = []
@@ -129,6 +260,9 @@ def report(summ):
         ok = None if rt is None or rl is None else rt >= 0.8 and rl >= 2
         row(f"connections/s, concurrency {c}", v, "{:.0f}", (rt, rl),
             check(ok, f"rate c={c}") + " (>=0.8x tcp, >=2x linux)")
+        spread_row("  windows min-max", [
+            (get(summ, s, f"c{c}", "rate_min"),
+             get(summ, s, f"c{c}", "rate_max")) for s in STACKS], "{:.0f}")
     for c in (1, 16, 256):
         for p in ("p50_ms", "p99_ms"):
             v = [get(summ, s, f"c{c}", p) for s in STACKS]
@@ -139,6 +273,11 @@ def report(summ):
                             f"p99 c={c}") + " (<=0.5x linux)"
             row(f"connect->ESTABLISHED {p[:3]} ms, c={c}", v, "{:.2f}",
                 (rt, rl), tgt)
+    for c in (1, 16, 256):
+        v = [get(summ, s, f"c{c}", "cpu_ms") for s in STACKS]
+        if any(v):
+            row(f"host CPU ms per connection, c={c}", v, "{:.2f}",
+                (ratio(v[1], v[0]), ratio(v[1], v[2])))
     v = [get(summ, s, "c1", "close_ms") for s in STACKS]
     row("disconnect+destroy ms, c=1", v, "{:.2f}",
         (ratio(v[1], v[0]), ratio(v[1], v[2])))
@@ -150,13 +289,27 @@ def report(summ):
     for key, what in (("idle", "idle live connections"),
                       ("listeners", "extra listeners")):
         v = [get(summ, s, key, "rate") for s in STACKS]
-        base = [get(summ, s, "c16", "rate") for s in STACKS]
-        rel = [ratio(a, b) for a, b in zip(v, base)]
         row(f"connections/s, c=16, with {what}", v, "{:.0f}",
             (ratio(v[1], v[0]), ratio(v[1], v[2])))
-        row(f"  same, relative to none", rel, "{:.2f}", (),
-            check(None if rel[1] is None else rel[1] >= 0.9,
-                  f"rate with {what}") + " (kiwi >=0.90)")
+        row("  same, rounds without", [get(summ, s, key, "rate_none")
+                                       for s in STACKS], "{:.0f}")
+        rel_rows(summ, key, ("  same, relative to none",
+                             "  host CPU, relative to none"),
+                 lambda r, w=what: check(
+                     None if r is None else r >= 0.9,
+                     f"rate with {w}") + " (kiwi >=0.90)")
+        if key == "idle" and get(summ, "kiwi", "idle_nokeepalive", "rel"):
+            rel_rows({"kiwi": summ["kiwi"]}, "idle_nokeepalive",
+                     ("  kiwi without keepalive: rate",
+                      "  kiwi without keepalive: host CPU"))
+    drift = [f"{s} {get(summ, s, 'idle', 'rate_none_before'):.0f}/"
+             f"{get(summ, s, 'idle', 'rate_none_after'):.0f}"
+             for s in STACKS
+             if get(summ, s, "idle", "rate_none_before") is not None and
+             get(summ, s, "idle", "rate_none_after") is not None]
+    if drift:
+        print("rounds without idle connections, before/after the hold: " +
+              ", ".join(drift))
     missed = [w for ok, w in verdicts if not ok]
     print(f"targets: {len(verdicts) - len(missed)} met, {len(missed)} missed"
           + (": " + ", ".join(missed) if missed else ""))
@@ -196,19 +349,36 @@ def slab_breakdown(summ):
                 f"{k} {v:.0f}" for k, v in caches[:10]))
 
 
+def read_cpu(path):
+    """scripts/bench_watch.py's "<line> <CPU ns> <wall ns>" lines: the
+    CPU time by line number."""
+    cpu = {}
+    try:
+        with open(path) as f:
+            for ln in f:
+                k, v = ln.split()[:2]
+                cpu[int(k)] = int(v)
+    except (OSError, ValueError):
+        pass
+    return cpu
+
+
 def main():
     results, console, out = sys.argv[1:4]
+    cpu = read_cpu(sys.argv[4]) if len(sys.argv) > 4 else {}
+    machine = sys.argv[5] if len(sys.argv) > 5 else "QEMU TCG, 2 vCPUs"
     with open(results, errors="replace") as f:
-        runs, slab, problems, notes = parse(f.read().splitlines())
+        # split as bench_watch.py counts lines
+        runs, slab, problems, notes = parse(f.read().split("\n"), cpu)
     with open(console, errors="replace") as f:
         splats = [ln.strip() for ln in f if SPLAT.search(ln)]
     problems += [f"kernel: {s}" for s in splats[:5]]
     summ = {s: summarize(runs[s], slab, s) for s in STACKS}
-    report(summ)
+    report(summ, machine)
     breakdown(summ)
     slab_breakdown(summ)
     with open(out, "w") as f:
-        json.dump({"machine": "QEMU TCG, 2 vCPUs, benchmark kernel",
+        json.dump({"machine": machine + ", benchmark kernel",
                    "summary": summ, "runs": runs, "slab": slab,
                    "problems": problems, "notes": notes}, f, indent=1)
     print(f"saved: {out}")
