@@ -1220,7 +1220,12 @@ int softiw_cm_init(void)
 	softiw_cep_cache = KMEM_CACHE(softiw_cep, 0);
 	if (!softiw_cep_cache)
 		return -ENOMEM;
-	softiw_cm_wq = alloc_workqueue("kiwi_softiw_cm", WQ_UNBOUND, 0);
+	/*
+	 * Per-CPU: an endpoint's work runs where its socket callback or
+	 * the op that kicked it ran, and hands its upcall to the core's
+	 * queue on the same CPU (as kiwi_iwcm's queue).
+	 */
+	softiw_cm_wq = alloc_workqueue("kiwi_softiw_cm", 0, 0);
 	if (!softiw_cm_wq) {
 		kmem_cache_destroy(softiw_cep_cache);
 		return -ENOMEM;
