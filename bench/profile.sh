@@ -30,9 +30,9 @@ cpu_rate() {
 	set -- "$1" "$2" $(cpu_ticks)
 	cmd rate "$1" $port "$2" "$BENCH_N" || return
 	res=$(cat "$params/result")
-	set -- "$1" "$2" "$3" $(cpu_ticks)
+	set -- "$1" "$2" "$3" $(cpu_ticks)	# $3 busy before, $4 after
 	ns=$(echo "$res" | sed 's/.*"elapsed_ns":\([0-9]*\).*/\1/')
-	say "CPU $1 c=$2 us_per_conn=$((($5 - $3) * 10000 / BENCH_N))" \
+	say "CPU $1 c=$2 us_per_conn=$((($4 - $3) * 10000 / BENCH_N))" \
 	    "rate=$((BENCH_N * 1000000 / (ns / 1000)))"
 }
 
