@@ -6,6 +6,7 @@
 #   make            build the modules against KDIR
 #   make check      static checks + KUnit suites in a QEMU test VM
 #   make bench      connection benchmark: kiwi vs. TCP vs. Linux's stack
+#   make bench-profile  the same stacks on a kernel with the function profiler
 #   make deps       install the Debian packages every target needs
 #
 # The kernel build system reads Kbuild; this file only drives it.
@@ -16,7 +17,7 @@ BUILD ?= $(CURDIR)/build
 export BUILD KIWI_CACHE SUITES KIWI_SUITE_TIMEOUT KIWI_SKIP_STATIC
 
 .PHONY: all modules deps demo demo-selftest check static bench \
-	harness-selftest clean help
+	bench-profile harness-selftest clean help
 
 all: modules
 
@@ -46,6 +47,11 @@ bench:
 	@bash scripts/deps.sh bench
 	@bash scripts/bench.sh
 
+bench-profile:
+	@bash scripts/deps.sh bench
+	@KIWI_BENCH_PROFILE=1 KIWI_BENCH_SCRIPT=$(CURDIR)/bench/profile.sh \
+		bash scripts/bench.sh
+
 harness-selftest:
 	@bash scripts/deps.sh check
 	@bash scripts/harness-selftest.sh
@@ -55,4 +61,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,10p' Makefile
+	@sed -n '3,11p' Makefile

@@ -3,7 +3,7 @@
  * Provider upcalls and their delivery. An upcall may come from any
  * context: it applies the state table under the id's spinlock, copies the
  * private data with GFP_ATOMIC and queues the event in a slot embedded in
- * the id. Each id has its own work item on an unbound WQ_MEM_RECLAIM
+ * the id. Each id has its own work item on a per-CPU WQ_MEM_RECLAIM
  * workqueue that hands its events to the owner's handler in order; ids
  * never wait for each other.
  */
@@ -723,10 +723,14 @@ void kiwi_event_queue_delayed(struct delayed_work *dwork, unsigned long delay)
 int kiwi_event_init(void)
 {
 	/*
-	 * Unbound, not ordered: events of different ids are delivered in
-	 * parallel; per-id order comes from each id having one work item.
+	 * Not ordered: events of different ids are delivered in parallel;
+	 * per-id order comes from each id having one work item. Per-CPU,
+	 * not unbound: an upcall from a provider's work or softirq is
+	 * delivered on the same CPU, most often by the worker already
+	 * running there once it is done, where an unbound queue wakes a
+	 * worker on the other CPU for every hop (Documentation/performance.rst).
 	 */
-	kiwi_cm_wq = alloc_workqueue("kiwi_cm", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	kiwi_cm_wq = alloc_workqueue("kiwi_cm", WQ_MEM_RECLAIM, 0);
 	return kiwi_cm_wq ? 0 : -ENOMEM;
 }
 

@@ -26,9 +26,12 @@ static int __init kiwi_rdmacm_init(void)
 	kiwi_rdma_wq = alloc_ordered_workqueue("kiwi_rdmacm", WQ_MEM_RECLAIM);
 	if (!kiwi_rdma_wq)
 		return -ENOMEM;
-	/* Not ordered: each id has one work item, ids never wait for each other. */
-	kiwi_rdma_id_wq = alloc_workqueue("kiwi_rdmacm_id",
-					  WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	/*
+	 * Not ordered: each id has one work item, ids never wait for each
+	 * other. Per-CPU: a resolution runs on the CPU that asked for it,
+	 * without a wake-up on another (as kiwi_iwcm's queue).
+	 */
+	kiwi_rdma_id_wq = alloc_workqueue("kiwi_rdmacm_id", WQ_MEM_RECLAIM, 0);
 	if (!kiwi_rdma_id_wq) {
 		ret = -ENOMEM;
 		goto err_destroy_wq;

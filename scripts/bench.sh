@@ -20,22 +20,36 @@
 #                            softiw's keepalive (default 0)
 #      KIWI_BENCH_STACKS     stacks to measure (default "tcp kiwi linux")
 #      KIWI_BENCH_TIMEOUT    seconds the VM may run (default 3600)
+#      KIWI_BENCH_PROFILE    1: the profiling kernel, tests/bench.config plus
+#                            tests/profile.config (flavour "profile")
+#      KIWI_BENCH_SCRIPT     a shell file the VM sources after its setup
+#                            instead of the standard scenarios (e.g.
+#                            bench/profile.sh); its KIWI- lines are printed
+#                            instead of the table
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 t0=$(date +%s)
 step "benchmark kernel"
-kdir=$(bash "$top/scripts/test-kernel.sh" "$top/tests/bench.config")
+frag=$top/tests/bench.config
+flavour=bench
+if [ "${KIWI_BENCH_PROFILE:-0}" = 1 ]; then
+	flavour=profile
+	frag=$build/profile/profile.config
+	mkdir -p "$build/profile"
+	cat "$top/tests/bench.config" "$top/tests/profile.config" >"$frag"
+fi
+kdir=$(bash "$top/scripts/test-kernel.sh" "$frag")
 echo "ok: $kdir"
 
 step "modules against the benchmark kernel (W=1 C=2)"
-out=$build/benchk
+out=$build/${flavour}k
 build_modules "$out" "$kdir"
 build_bench "$out" "$kdir"
 echo "ok: no warnings"
 
 step "VM: initramfs"
-vm=$build/bench
+vm=$build/$flavour
 mkdir -p "$vm"
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
@@ -52,6 +66,9 @@ BENCH_SETTLE=${KIWI_BENCH_SETTLE:-25}
 BENCH_KEEPALIVE_AB=${KIWI_BENCH_KEEPALIVE_AB:-0}
 BENCH_STACKS="${KIWI_BENCH_STACKS:-tcp kiwi linux}"
 CONF
+if [ -n "${KIWI_BENCH_SCRIPT:-}" ]; then
+	install -m 0644 "$KIWI_BENCH_SCRIPT" "$root/etc/kiwi-bench.script"
+fi
 find "$out" -name 'kiwi_*.ko' -exec cp {} "$root/lib/kiwi/" \;
 # Linux's RDMA modules, with modules.dep for busybox modprobe.
 cp -a "$kdir/modroot/lib/modules" "$root/lib/"
@@ -79,6 +96,15 @@ python3 "$top/scripts/bench_watch.py" $qemu "$vm/results.log" "$vm/cpu.log"
 wait $qemu || die "the VM did not finish (timeout or QEMU error; log: $vm/console.log)"
 
 step "results"
+if [ -n "${KIWI_BENCH_SCRIPT:-}" ]; then
+	grep -v 'KIWI-PROGRESS' "$vm/results.log" | grep 'KIWI-' || true
+	if grep -E 'BUG:|WARNING:|Oops|Kernel panic|Call Trace:' "$vm/console.log"; then
+		die "the kernel complained (log: $vm/console.log)"
+	fi
+	grep -q 'KIWI-DONE' "$vm/results.log" || die "the script did not finish"
+	echo "make bench: $(($(date +%s) - t0)) s"
+	exit 0
+fi
 python3 "$top/scripts/bench_report.py" "$vm/results.log" "$vm/console.log" \
 	"$vm/results.json" "$vm/cpu.log" "$what"
 echo "make bench: $(($(date +%s) - t0)) s"

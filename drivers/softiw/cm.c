@@ -460,6 +460,23 @@ static int softiw_cep_upcall_up(struct softiw_cep *cep,
 }
 
 /*
+ * Is there work for the data path as it starts: bytes, a FIN or an error
+ * that reached the socket, or sends posted while the setup ended (held
+ * back until the RTR in peer-to-peer mode)? What comes later kicks the
+ * work itself: the socket callbacks are in place since the connection
+ * began, and a post kicks it.
+ */
+static bool softiw_cep_dp_pending(struct softiw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+
+	return !skb_queue_empty_lockless(&sk->sk_receive_queue) ||
+	       READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
+	       READ_ONCE(sk->sk_err) ||
+	       softiw_wq_peek(cep->qp, &cep->qp->sq);
+}
+
+/*
  * Connection setup is over: ESTABLISHED, or CONNECT_REPLY(0) with @rep
  * (which may be in the setup state, freed after the upcall).
  */
@@ -479,7 +496,8 @@ static void softiw_cep_established(struct softiw_cep *cep,
 		return;
 	}
 	/* FPDUs may have followed already, or the peer closed. */
-	softiw_cep_kick(cep);
+	if (softiw_cep_dp_pending(cep))
+		softiw_cep_kick(cep);
 }
 
 /* Peer-to-peer: wait for the RTR, or the READ response, in time. */
@@ -1285,7 +1303,12 @@ int softiw_cm_init(void)
 	softiw_cep_cache = KMEM_CACHE(softiw_cep, 0);
 	if (!softiw_cep_cache)
 		return -ENOMEM;
-	softiw_cm_wq = alloc_workqueue("kiwi_softiw_cm", WQ_UNBOUND, 0);
+	/*
+	 * Per-CPU: an endpoint's work runs where its socket callback or
+	 * the op that kicked it ran, and hands its upcall to the core's
+	 * queue on the same CPU (as kiwi_iwcm's queue).
+	 */
+	softiw_cm_wq = alloc_workqueue("kiwi_softiw_cm", 0, 0);
 	if (!softiw_cm_wq) {
 		kmem_cache_destroy(softiw_cep_cache);
 		return -ENOMEM;
