@@ -11,6 +11,7 @@
 #                          it); default: every kiwi_*_test module
 #      KIWI_SKIP_STATIC=1  skip the static checks (quick iteration)
 #      KIWI_SUITE_TIMEOUT  seconds a test module may run (default 300)
+#      KIWI_BOOT_TIMEOUT   seconds a VM may take to boot (default 180)
 #      KIWI_CACHE          where the test kernel is cached (/var/cache/kiwi)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -78,6 +79,7 @@ run_vm() {
 		--initrd "$dir/initramfs.cpio.gz" --out "$dir" --tests "$*" \
 		--expected "$top/tests/expected-splats" \
 		--ko-dirs "$out" "$kdir/modroot" --suite-timeout "$timeout" \
+		--boot-timeout "${KIWI_BOOT_TIMEOUT:-180}" \
 		--summary "$summary" || rc=1
 	if [ -r "$summary" ]; then
 		read -r p f k <"$summary"

@@ -53,6 +53,7 @@ MODULE_PARM_DESC(max_pending, "connections per listener waiting for their MPA re
 
 struct workqueue_struct *softiw_cm_wq;
 static struct kmem_cache *softiw_cep_cache;
+static struct kmem_cache *softiw_setup_cache;
 
 /* Steps of endpoints awaiting their request: by the listener, by their work. */
 static atomic_long_t softiw_request_steps_listener;
@@ -64,7 +65,7 @@ static void softiw_cep_setup_free(struct softiw_cep *cep)
 	if (!cep->setup)
 		return;
 	kfree(cep->setup->pdata);
-	kfree(cep->setup);
+	kmem_cache_free(softiw_setup_cache, cep->setup);
 	cep->setup = NULL;
 }
 
@@ -928,7 +929,7 @@ static struct softiw_cep *softiw_cep_alloc(struct softiw_device *sdev,
 
 	if (!cep)
 		return NULL;
-	cep->setup = kzalloc(sizeof(*cep->setup), GFP_KERNEL);
+	cep->setup = kmem_cache_zalloc(softiw_setup_cache, GFP_KERNEL);
 	if (!cep->setup) {
 		kmem_cache_free(softiw_cep_cache, cep);
 		return NULL;
@@ -1290,38 +1291,48 @@ int softiw_reject(struct kiwi_cm_id *id, const void *pdata, u16 len)
 
 /**
  * softiw_cm_init() - create the connection manager's workqueue and the
- *	endpoints' slab cache
+ *	slab caches of endpoints and of their setup state
  *
  * Return: 0 or -ENOMEM.
  */
 int softiw_cm_init(void)
 {
 	/*
-	 * Its own cache: an established endpoint is about 500 bytes, which
-	 * would take a kmalloc-512 object only with nothing to spare.
+	 * Own caches: an established endpoint is about 500 bytes, which
+	 * would take a kmalloc-512 object only with nothing to spare; the
+	 * setup state is about 690, which kmalloc would round to 1 KiB for
+	 * every connection being set up (up to max_pending per listener).
 	 */
 	softiw_cep_cache = KMEM_CACHE(softiw_cep, 0);
 	if (!softiw_cep_cache)
 		return -ENOMEM;
+	softiw_setup_cache = KMEM_CACHE(softiw_setup, 0);
+	if (!softiw_setup_cache)
+		goto err_destroy_cep_cache;
 	/*
 	 * Per-CPU: an endpoint's work runs where its socket callback or
 	 * the op that kicked it ran, and hands its upcall to the core's
 	 * queue on the same CPU (as kiwi_iwcm's queue).
 	 */
 	softiw_cm_wq = alloc_workqueue("kiwi_softiw_cm", 0, 0);
-	if (!softiw_cm_wq) {
-		kmem_cache_destroy(softiw_cep_cache);
-		return -ENOMEM;
-	}
+	if (!softiw_cm_wq)
+		goto err_destroy_setup_cache;
 	return 0;
+
+err_destroy_setup_cache:
+	kmem_cache_destroy(softiw_setup_cache);
+err_destroy_cep_cache:
+	kmem_cache_destroy(softiw_cep_cache);
+	return -ENOMEM;
 }
 
 /**
  * softiw_cm_exit() - wait for the last endpoint work, free the queue and
- *	the endpoints' cache
+ *	the slab caches
  */
 void softiw_cm_exit(void)
 {
 	destroy_workqueue(softiw_cm_wq);
+	kmem_cache_destroy(softiw_setup_cache);
 	kmem_cache_destroy(softiw_cep_cache);
 }
