@@ -284,28 +284,46 @@ static void softiw_tx_frame_write(struct softiw_cep *cep,
 	softiw_tx_seal(cep, h.last);
 }
 
-/* An RDMA Read Request: untagged, queue 1, one segment. */
+/* The DDP header of an RDMA Read Request: untagged, queue 1, one segment. */
+static struct kiwi_softiw_ddp_hdr softiw_read_req_hdr(u32 msn)
+{
+	return (struct kiwi_softiw_ddp_hdr) {
+		.ulpdu_len = SOFTIW_UNTAGGED_HLEN - SOFTIW_MPA_LEN_SIZE +
+			     sizeof(struct softiw_rdmap_read_req),
+		.opcode = SOFTIW_RDMAP_READ_REQ,
+		.last = true,
+		.qn = SOFTIW_DDP_QN_READ_REQ,
+		.msn = msn,
+	};
+}
+
+/* The body of an RDMA Read Request for @r (its msn goes in the header). */
+static void softiw_read_req_body(struct softiw_rdmap_read_req *b,
+				 const struct softiw_rresp *r)
+{
+	put_unaligned_be32(r->sink_stag, &b->sink_stag);
+	put_unaligned_be64(r->sink_to, &b->sink_to);
+	put_unaligned_be32(r->len, &b->size);
+	put_unaligned_be32(r->src_stag, &b->src_stag);
+	put_unaligned_be64(r->src_to, &b->src_to);
+}
+
 static void softiw_tx_frame_read(struct softiw_cep *cep,
 				 const struct softiw_wqe *wqe)
 {
 	struct softiw_tx *tx = &cep->tx;
-	struct softiw_rdmap_read_req *body;
-	struct kiwi_softiw_ddp_hdr h = {
-		.ulpdu_len = SOFTIW_UNTAGGED_HLEN - SOFTIW_MPA_LEN_SIZE +
-			     sizeof(*body),
-		.opcode = SOFTIW_RDMAP_READ_REQ,
-		.last = true,
-		.qn = SOFTIW_DDP_QN_READ_REQ,
-		.msn = tx->rreq_msn,
+	struct kiwi_softiw_ddp_hdr h = softiw_read_req_hdr(tx->rreq_msn);
+	struct softiw_rresp r = {
+		.sink_stag = wqe->sink_stag,
+		.sink_to = wqe->sink_to,
+		.src_stag = wqe->rkey,
+		.src_to = wqe->remote_addr,
+		.len = wqe->len,
 	};
 	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
+	int hlen = kiwi_softiw_fpdu_put_hdr(&h, tx->buf, size);
 
-	body = (void *)(tx->buf + kiwi_softiw_fpdu_put_hdr(&h, tx->buf, size));
-	put_unaligned_be32(wqe->sink_stag, &body->sink_stag);
-	put_unaligned_be64(wqe->sink_to, &body->sink_to);
-	put_unaligned_be32(wqe->len, &body->size);
-	put_unaligned_be32(wqe->rkey, &body->src_stag);
-	put_unaligned_be64(wqe->remote_addr, &body->src_to);
+	softiw_read_req_body((void *)(tx->buf + hlen), &r);
 	softiw_tx_seal(cep, true);
 }
 
@@ -320,25 +338,12 @@ static int softiw_tx_refuse(struct softiw_cep *cep,
 			    const struct softiw_rresp *r, int err)
 {
 	struct softiw_rx *rx = &cep->rx;
-	struct softiw_rdmap_read_req *b = (void *)rx->term;
-	struct kiwi_softiw_ddp_hdr h = {
-		.ulpdu_len = SOFTIW_UNTAGGED_HLEN - SOFTIW_MPA_LEN_SIZE +
-			     sizeof(*b),
-		.opcode = SOFTIW_RDMAP_READ_REQ,
-		.last = true,
-		.qn = SOFTIW_DDP_QN_READ_REQ,
-		.msn = r->msn,
-	};
 
-	rx->h = h;
-	rx->hdr_ok = kiwi_softiw_fpdu_put_hdr(&h, rx->hdr,
+	rx->h = softiw_read_req_hdr(r->msn);
+	rx->hdr_ok = kiwi_softiw_fpdu_put_hdr(&rx->h, rx->hdr,
 					      sizeof(rx->hdr)) > 0;
-	put_unaligned_be32(r->sink_stag, &b->sink_stag);
-	put_unaligned_be64(r->sink_to, &b->sink_to);
-	put_unaligned_be32(r->len, &b->size);
-	put_unaligned_be32(r->src_stag, &b->src_stag);
-	put_unaligned_be64(r->src_to, &b->src_to);
-	rx->term_len = sizeof(*b);
+	softiw_read_req_body((void *)rx->term, r);
+	rx->term_len = sizeof(struct softiw_rdmap_read_req);
 	rx->cause = (struct kiwi_softiw_term_cause) {
 		.layer = SOFTIW_TERM_LAYER_RDMAP,
 		.etype = SOFTIW_TERM_RDMAP_PROTECTION,
