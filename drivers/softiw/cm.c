@@ -58,6 +58,8 @@ static struct kmem_cache *softiw_setup_cache;
 /* Steps of endpoints awaiting their request: by the listener, by their work. */
 static atomic_long_t softiw_request_steps_listener;
 static atomic_long_t softiw_request_steps_work;
+/* Runs of an active endpoint's work before its Reply that changed nothing. */
+static atomic_long_t softiw_idle_connect_steps;
 
 /* Connection setup is over: free what only it needed. */
 static void softiw_cep_setup_free(struct softiw_cep *cep)
@@ -104,13 +106,27 @@ void softiw_cep_kick(struct softiw_cep *cep)
 		softiw_cep_put(cep);
 }
 
+/*
+ * Leave a socket event to the task that is stepping @cep, if one is: it
+ * looks at MISSED after it clears STEPPING, so either it sees the bit or
+ * this sees STEPPING clear (both barriers are full).
+ */
+static bool softiw_cep_note_event(struct softiw_cep *cep)
+{
+	if (!test_bit(SOFTIW_CEP_STEPPING, &cep->flags))
+		return false;
+	set_bit(SOFTIW_CEP_MISSED, &cep->flags);
+	smp_mb__after_atomic();	/* MISSED before STEPPING is read again */
+	return test_bit(SOFTIW_CEP_STEPPING, &cep->flags);
+}
+
 static void softiw_cep_sk_event(struct sock *sk)
 {
 	struct softiw_cep *cep;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	cep = sk->sk_user_data;
-	if (cep)
+	if (cep && !softiw_cep_note_event(cep))
 		softiw_cep_kick(cep);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
@@ -883,14 +899,47 @@ static void softiw_cep_step(struct softiw_cep *cep)
 	}
 }
 
+/*
+ * The caller steps @cep before it drops the mutex: socket events from now
+ * on are noted rather than queue the work (which would wake a worker only
+ * to wait for the mutex, and find nothing left to do).
+ */
+static void softiw_cep_step_begin(struct softiw_cep *cep)
+{
+	lockdep_assert_held(&cep->lock);
+	set_bit(SOFTIW_CEP_STEPPING, &cep->flags);
+}
+
+/*
+ * Step @cep in the caller. What the events noted so far reported is in
+ * the socket, which the step reads after MISSED is cleared; an event
+ * noted after that queues the work once the caller stops stepping.
+ */
+static void softiw_cep_step_end(struct softiw_cep *cep)
+{
+	lockdep_assert_held(&cep->lock);
+	clear_bit(SOFTIW_CEP_MISSED, &cep->flags);
+	smp_mb__after_atomic();	/* clear before the step reads the socket */
+	softiw_cep_step(cep);
+	clear_bit(SOFTIW_CEP_STEPPING, &cep->flags);
+	smp_mb__after_atomic();	/* STEPPING clear before MISSED is read */
+	if (test_and_clear_bit(SOFTIW_CEP_MISSED, &cep->flags))
+		softiw_cep_kick(cep);
+}
+
 static void softiw_cep_work(struct work_struct *work)
 {
 	struct softiw_cep *cep = container_of(work, struct softiw_cep, work);
+	enum softiw_cep_state was;
 
 	mutex_lock(&cep->lock);
-	if (cep->state == SOFTIW_CEP_AWAIT_REQUEST)
+	was = cep->state;
+	if (was == SOFTIW_CEP_AWAIT_REQUEST)
 		atomic_long_inc(&softiw_request_steps_work);
 	softiw_cep_step(cep);
+	if (cep->state == was && (was == SOFTIW_CEP_CONNECTING ||
+				  was == SOFTIW_CEP_AWAIT_REPLY))
+		atomic_long_inc(&softiw_idle_connect_steps);
 	mutex_unlock(&cep->lock);
 	softiw_cep_put(cep);
 }
@@ -1028,6 +1077,20 @@ unsigned long kiwi_softiw_request_steps(bool listener)
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_request_steps);
 
 /**
+ * kiwi_softiw_idle_connect_steps() - runs of active endpoints' work, before
+ *	their MPA Reply, that left the endpoint in the state they found it
+ *	in (a step the connecting task had already done), for tests
+ *
+ * Context: any context.
+ * Return: their number since the module loaded.
+ */
+unsigned long kiwi_softiw_idle_connect_steps(void)
+{
+	return atomic_long_read(&softiw_idle_connect_steps);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_idle_connect_steps);
+
+/**
  * kiwi_softiw_qp_in_setup() - does a QP's connection still hold the
  *	state of connection setup? For tests
  * @qp: the QP
@@ -1108,7 +1171,6 @@ static int softiw_cep_start_connect(struct softiw_cep *cep,
 	softiw_cep_arm_timer(cep,
 			     kiwi_cm_option(id, KIWI_IWARP_OPT_MPA_TIMEOUT_MS,
 					    READ_ONCE(softiw_mpa_timeout_ms)));
-	softiw_cep_kick(cep);
 	return 0;
 }
 
@@ -1165,20 +1227,23 @@ int softiw_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	ret = softiw_cep_prepare_connect(cep, id, param);
 	if (ret)
 		goto put_cep;
+	softiw_cep_step_begin(cep);
 	ret = softiw_cep_start_connect(cep, id);
 	if (ret)
 		goto unbind_qp;
 	/*
 	 * Over lo or a veth the handshake is done within kernel_connect():
-	 * send the Request now rather than one work run later. The queued
-	 * work pins @cep (the step may close it), and finds nothing to do.
+	 * send the Request now, in the caller, rather than in a worker woken
+	 * to wait for this mutex. The step may close @cep: it is pinned.
 	 */
-	if (READ_ONCE(cep->sock->sk->sk_state) == TCP_ESTABLISHED)
-		softiw_cep_step(cep);
+	refcount_inc(&cep->ref);
+	softiw_cep_step_end(cep);
 	mutex_unlock(&cep->lock);
+	softiw_cep_put(cep);
 	return 0;
 
 unbind_qp:
+	clear_bit(SOFTIW_CEP_STEPPING, &cep->flags);
 	/*
 	 * The QP was findable through the endpoint: a modify_qp(ERROR) or
 	 * destroy_qp may hold a reference and wait for the mutex, or have

@@ -41,6 +41,16 @@ enum softiw_cep_state {
 
 struct softiw_listener;
 
+/*
+ * Bits of softiw_cep.flags. STEPPING: a task holding the endpoint's mutex
+ * runs a step before it drops it, so a socket event sets MISSED for that
+ * task instead of queueing the endpoint's work.
+ */
+enum {
+	SOFTIW_CEP_STEPPING,
+	SOFTIW_CEP_MISSED,
+};
+
 /**
  * struct softiw_sock_cbs - a socket's own callbacks, put back on detach
  * @data_ready: sk_data_ready
@@ -240,6 +250,7 @@ struct softiw_setup {
  * @setup: the state of connection setup; NULL once the connection is up
  * @work: runs the state machine after a socket event or a QP change
  * @timer: the MPA timeout
+ * @flags: SOFTIW_CEP_STEPPING and SOFTIW_CEP_MISSED (atomic bitops)
  * @close_req: the QP asked for a teardown: 0, KIWI_QPS_CLOSING or
  *	KIWI_QPS_ERROR; written under @qp's lock
  * @req_ref: the child id's reference is held
@@ -265,6 +276,7 @@ struct softiw_cep {
 	struct softiw_setup *setup;
 	struct work_struct work;
 	struct delayed_work timer;
+	unsigned long flags;
 	int close_req;
 	bool req_ref;
 	bool fin_sent;
@@ -311,6 +323,7 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 				      struct socket *sock);
 void softiw_cep_first_step(struct softiw_cep *cep);
 unsigned long kiwi_softiw_request_steps(bool listener);
+unsigned long kiwi_softiw_idle_connect_steps(void);
 void softiw_cep_close_pending(struct softiw_cep *cep);
 void softiw_cep_request_close(struct softiw_cep *cep);
 void softiw_cep_kick(struct softiw_cep *cep);

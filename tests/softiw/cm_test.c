@@ -39,8 +39,10 @@ static struct kiwi_cm_id *cm_establish(struct cmt *t, struct kiwi_cm_id **child)
 	struct kiwi_qp *qa, *qb;
 	const struct cmt_rec *r;
 	struct kiwi_cm_id *a;
+	unsigned long idle;
 
 	cmt_listen(t);
+	idle = kiwi_softiw_idle_connect_steps();
 	a = cmt_connect(t, "hello", t->port);
 	qa = t->qps[t->nqps - 1];
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
@@ -49,6 +51,11 @@ static struct kiwi_cm_id *cm_establish(struct cmt *t, struct kiwi_cm_id **child)
 	CMT_EXPECT_MEM(test, r->pd, "hello", 5);
 	/* The initiator awaits the Reply: its setup state is there. */
 	KUNIT_EXPECT_TRUE(test, kiwi_softiw_qp_in_setup(qa));
+	/*
+	 * Over lo the handshake ends within connect, which sent the Request
+	 * itself: no worker was woken for the initiator only to find it done.
+	 */
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_idle_connect_steps() - idle, 0UL);
 	*child = r->id;
 	p.qpn = cmt_qp(t);
 	qb = t->qps[t->nqps - 1];
