@@ -1096,7 +1096,8 @@ static int softiw_cep_start_connect(struct softiw_cep *cep,
 {
 	int ret;
 
-	ret = softiw_sock_bind_local(cep->sock, &id->local_addr);
+	ret = softiw_sock_bind_local(cep->sock, &id->local_addr,
+				     cep->sdev->kdev.netdev->ifindex);
 	if (ret)
 		return ret;
 	kiwi_cm_id_add_ref(id);

@@ -220,6 +220,8 @@ static __be16 softiw_sock_port(const struct sockaddr_storage *ss)
  * @sock: a socket not connected yet
  * @local: the id's local address; AF_UNSPEC, or the wildcard address with
  *	port 0, binds nothing (TCP picks both at connect)
+ * @ifindex: the device's interface, the scope of an IPv6 link-local
+ *	address that comes without one
  *
  * Every active socket gets SO_REUSEADDR, as Linux's siw gives it: neither
  * the TIME_WAIT of an earlier connection from the port nor, later, this
@@ -234,19 +236,25 @@ static __be16 softiw_sock_port(const struct sockaddr_storage *ss)
  * Return: 0 or the bind's negative errno.
  */
 int softiw_sock_bind_local(struct socket *sock,
-			   const struct sockaddr_storage *local)
+			   const struct sockaddr_storage *local, int ifindex)
 {
+	struct sockaddr_in6 *sin6;
+	struct sockaddr_storage ss = *local;
 	struct sock *sk = sock->sk;
 
 	sock_set_reuseaddr(sk);
-	if (local->ss_family != AF_INET && local->ss_family != AF_INET6)
+	if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
 		return 0;
-	if (!softiw_sock_port(local)) {
-		if (softiw_sock_any(local))
+	if (!softiw_sock_port(&ss)) {
+		if (softiw_sock_any(&ss))
 			return 0;
 		lock_sock(sk);
 		inet_sk(sk)->bind_address_no_port = 1;
 		release_sock(sk);
 	}
-	return kernel_bind(sock, (struct sockaddr *)local, sizeof(*local));
+	sin6 = (struct sockaddr_in6 *)&ss;
+	if (ss.ss_family == AF_INET6 && !sin6->sin6_scope_id &&
+	    ipv6_addr_type(&sin6->sin6_addr) & IPV6_ADDR_LINKLOCAL)
+		sin6->sin6_scope_id = ifindex;
+	return kernel_bind(sock, (struct sockaddr *)&ss, sizeof(ss));
 }
