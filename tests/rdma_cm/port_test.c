@@ -71,18 +71,30 @@ static int pt_qp(struct pt *t, struct rdma_cm_id *id)
 	return rdma_create_qp(id, NULL, &init);
 }
 
+/*
+ * Accept one connection at a time: a request while the case holds a
+ * child (one it did not expect) is refused, so that no id is forgotten.
+ */
 static int pt_request(struct pt *t, struct rdma_cm_id *id)
 {
 	struct rdma_conn_param p = { .responder_resources = 1,
 				     .initiator_depth = 1 };
 	unsigned long flags;
+	bool busy;
 
-	if (pt_qp(t, id) || rdma_accept(id, &p))
-		return 1;	/* rdma_cm destroys it */
 	spin_lock_irqsave(&t->lock, flags);
-	t->child = id;
+	busy = t->child;
+	if (!busy)
+		t->child = id;
 	spin_unlock_irqrestore(&t->lock, flags);
-	return 0;
+	if (busy)
+		return 1;	/* rdma_cm destroys it */
+	if (!pt_qp(t, id) && !rdma_accept(id, &p))
+		return 0;
+	spin_lock_irqsave(&t->lock, flags);
+	t->child = NULL;
+	spin_unlock_irqrestore(&t->lock, flags);
+	return 1;
 }
 
 static int pt_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -466,9 +478,11 @@ static struct pt_sysctl *pt_sysctl_save(struct kunit *test)
 /*
  * 100 connections one after the other to one listener, each closed by
  * the client first, so that their streams pile up in TIME_WAIT, with the
- * ephemeral range narrowed to 250 ports: every connect succeeds (TCP
- * skips the ports whose four-tuple is in TIME_WAIT; picks at random
- * would hit one about 20 times), and every time the client reports the
+ * ephemeral range narrowed to 250 ports and TCP timestamps off (without
+ * them TCP never takes over a TIME_WAIT four-tuple, not even for a bound
+ * port): every connect succeeds, since TCP skips the ports whose
+ * four-tuple is in TIME_WAIT, where binding a port picked at random
+ * would hit one about 20 times; and every time the client reports the
  * port the server sees.
  */
 static void rdmacm_port_time_wait(struct kunit *test)
@@ -480,6 +494,7 @@ static void rdmacm_port_time_wait(struct kunit *test)
 
 	pt_sysctl_save(test);
 	pt_set_range(PT_RANGE_LOW, PT_RANGE_LOW + PT_RANGE - 1);
+	WRITE_ONCE(init_net.ipv4.sysctl_tcp_timestamps, 0);
 	pt_listen(t, AF_INET, 7603);
 	for (i = 0; i < PT_ROUNDS; i++) {
 		pt_connect(t, AF_INET, 0, 7603);
