@@ -49,13 +49,6 @@ static __be16 *kiwi_rdma_portp(struct sockaddr_storage *ss)
 	return &((struct sockaddr_in6 *)ss)->sin6_port;
 }
 
-static __be16 kiwi_rdma_port_of(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return ((const struct sockaddr_in *)ss)->sin_port;
-	return ((const struct sockaddr_in6 *)ss)->sin6_port;
-}
-
 static bool kiwi_rdma_any(const struct sockaddr_storage *ss)
 {
 	if (ss->ss_family == AF_INET)
@@ -192,7 +185,7 @@ void kiwi_rdma_port_move(struct kiwi_rdma_priv *priv,
 {
 	struct sockaddr_storage *src = &priv->id.route.addr.src_addr;
 
-	if (local->ss_family != src->ss_family || !kiwi_rdma_port_of(local))
+	if (local->ss_family != src->ss_family || !kiwi_rdma_ss_port(local))
 		return;
 	mutex_lock(&kiwi_rdma_lock);
 	if (priv->bound)
