@@ -537,6 +537,10 @@ static int kiwi_event_upcall(struct kiwi_cm_priv *priv,
 			priv->id.ird = ev->ird;
 			priv->id.ord = ev->ord;
 		}
+		/* The address the stream got, port chosen by TCP or not. */
+		if (ev->event == KIWI_CM_EVENT_CONNECT_REPLY && !status &&
+		    ev->local_addr.ss_family == priv->id.remote_addr.ss_family)
+			priv->id.local_addr = ev->local_addr;
 		kiwi_event_commit(priv, step, status, pdata, len);
 		if (ret == -ENOMEM && priv->state != KIWI_CM_STATE_IDLE)
 			kiwi_event_end(priv, -ENOMEM);

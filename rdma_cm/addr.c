@@ -108,7 +108,8 @@ static int kiwi_rdma_port_pick(struct kiwi_rdma_priv *priv)
  * kiwi_rdma_port_get() - take the port in the id's source address
  * @priv: the id, its source address set
  *
- * Port 0 picks a free port in the namespace's ephemeral range.
+ * Port 0 picks a free port in the namespace's ephemeral range; a
+ * connection from the id leaves its port to TCP then.
  *
  * Return: 0, or -EADDRINUSE / -EADDRNOTAVAIL.
  */
@@ -118,6 +119,7 @@ int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv)
 	int ret = 0;
 
 	mutex_lock(&kiwi_rdma_lock);
+	priv->port_auto = !*portp;
 	if (!*portp) {
 		ret = kiwi_rdma_port_pick(priv);
 		if (ret > 0) {
@@ -144,6 +146,54 @@ void kiwi_rdma_port_put(struct kiwi_rdma_priv *priv)
 	if (priv->bound)
 		hash_del(&priv->port_node);
 	priv->bound = false;
+	mutex_unlock(&kiwi_rdma_lock);
+}
+
+/**
+ * kiwi_rdma_port_local() - the local address an active iw_cm id is given
+ * @priv: the id
+ * @local: its source address, for the iw_cm id; changed in place
+ *
+ * A port the ULP bound is the connection's; a port rdma_cm picked is not
+ * (port 0): TCP picks one whose four-tuple is free at connect, TIME_WAIT
+ * included, and kiwi_rdma_port_move() takes it when the connection is up.
+ *
+ * Context: rdma_connect(), before the iw_cm id connects.
+ */
+void kiwi_rdma_port_local(struct kiwi_rdma_priv *priv,
+			  struct sockaddr_storage *local)
+{
+	if (priv->port_auto)
+		*kiwi_rdma_portp(local) = 0;
+}
+
+/**
+ * kiwi_rdma_port_move() - the id's connection is up from @local
+ * @priv: an active id
+ * @local: the local address and port the connection has
+ *
+ * The id reports @local from now on and holds its port in the table
+ * instead of the one it had. Another id may hold that port already
+ * without a socket (TCP could not know it): both keep it, and TCP
+ * decides between their sockets (Documentation/rdma_cm.rst, "Binding").
+ *
+ * Context: the id's iw_cm handler, at a successful CONNECT_REPLY; takes
+ * kiwi_rdma_lock.
+ */
+void kiwi_rdma_port_move(struct kiwi_rdma_priv *priv,
+			 const struct sockaddr_storage *local)
+{
+	struct sockaddr_storage *src = &priv->id.route.addr.src_addr;
+
+	if (local->ss_family != src->ss_family || !kiwi_rdma_ss_port(local))
+		return;
+	mutex_lock(&kiwi_rdma_lock);
+	if (priv->bound)
+		hash_del(&priv->port_node);
+	*src = *local;
+	if (priv->bound)
+		hash_add(kiwi_rdma_ports, &priv->port_node,
+			 ntohs(*kiwi_rdma_portp(src)));
 	mutex_unlock(&kiwi_rdma_lock);
 }
 

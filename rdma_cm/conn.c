@@ -104,6 +104,7 @@ static int kiwi_rdma_cm_connect(struct kiwi_rdma_priv *priv,
 	ret = kiwi_rdma_cm_create(priv);
 	if (ret)
 		return ret;
+	kiwi_rdma_port_local(priv, &priv->cm->local_addr);
 	kiwi_rdma_param(priv, conn_param, &p);
 	ret = kiwi_cm_connect(priv->cm, &p);
 	if (ret)

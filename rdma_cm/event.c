@@ -222,6 +222,9 @@ int kiwi_rdma_cm_handler(struct kiwi_cm_id *cm, const struct kiwi_cm_event *ev)
 	row = kiwi_rdma_apply(priv, ev->event, ev->status);
 	if (!row)
 		return 0;
+	if (ev->event == KIWI_CM_EVENT_CONNECT_REPLY &&
+	    row->event == RDMA_CM_EVENT_ESTABLISHED)
+		kiwi_rdma_port_move(priv, &cm->local_addr);
 	kiwi_rdma_fill(&rev, ev, row->event);
 	if (kiwi_rdma_deliver(priv, &rev, NULL))
 		kiwi_rdma_teardown(priv, NULL);

@@ -114,6 +114,8 @@ enum kiwi_rdma_todo {
  * @neigh_kicked: neighbour resolution was started for this resolution
  * @todo: &enum kiwi_rdma_todo bits for @work
  * @removal_told: DEVICE_REMOVAL was delivered (@lock)
+ * @port_auto: rdma_cm picked the port when the id was bound: a
+ *	connection leaves it to TCP
  * @handler_task: the task running the ULP's handler for this id, or NULL
  *	(@lock); one at a time: see kiwi_rdma_deliver()
  * @destroy_deferred: the handler called rdma_destroy_id() on its own id
@@ -144,6 +146,7 @@ struct kiwi_rdma_priv {
 	struct task_struct *handler_task;
 	bool removal_told;
 	bool destroy_deferred;
+	bool port_auto;
 	struct kiwi_iwarp_opts *iwarp;
 };
 
@@ -214,6 +217,10 @@ int kiwi_rdma_live_ids(void);
 /* addr.c */
 int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv);
 void kiwi_rdma_port_put(struct kiwi_rdma_priv *priv);
+void kiwi_rdma_port_local(struct kiwi_rdma_priv *priv,
+			  struct sockaddr_storage *local);
+void kiwi_rdma_port_move(struct kiwi_rdma_priv *priv,
+			 const struct sockaddr_storage *local);
 int kiwi_rdma_resolve(struct kiwi_rdma_priv *priv);
 
 /* listen.c */

@@ -473,6 +473,10 @@ static int softiw_cep_upcall_up(struct softiw_cep *cep,
 		ev.private_data = rep->pdata;
 		ev.private_data_len = rep->pd_len;
 	}
+	/* the addresses the stream has: the core keeps the local one */
+	if (cep->active &&
+	    softiw_sock_addrs(cep->sock, &ev.local_addr, &ev.remote_addr))
+		ev.local_addr.ss_family = AF_UNSPEC;
 	return kiwi_cm_upcall(cep->id, &ev);
 }
 
@@ -1155,6 +1159,10 @@ static int softiw_cep_start_connect(struct softiw_cep *cep,
 {
 	int ret;
 
+	ret = softiw_sock_bind_local(cep->sock, &id->local_addr,
+				     cep->sdev->kdev.netdev->ifindex);
+	if (ret)
+		return ret;
 	kiwi_cm_id_add_ref(id);
 	cep->id = id;
 	softiw_sock_attach(cep->sock, cep, softiw_cep_sk_event,

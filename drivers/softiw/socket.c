@@ -5,8 +5,11 @@
  * softirq context and must not sleep), and non-blocking send and receive.
  */
 #include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/net.h>
 #include <linux/tcp.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -195,4 +198,63 @@ int softiw_sock_addrs(struct socket *sock, struct sockaddr_storage *local,
 		return ret;
 	ret = kernel_getpeername(sock, (struct sockaddr *)remote);
 	return ret < 0 ? ret : 0;
+}
+
+static bool softiw_sock_any(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)ss)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+static __be16 softiw_sock_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)ss)->sin_port;
+	return ((const struct sockaddr_in6 *)ss)->sin6_port;
+}
+
+/**
+ * softiw_sock_bind_local() - bind an active socket to its id's local address
+ * @sock: a socket not connected yet
+ * @local: the id's local address; AF_UNSPEC, or the wildcard address with
+ *	port 0, binds nothing (TCP picks both at connect)
+ * @ifindex: the device's interface, the scope of an IPv6 link-local
+ *	address that comes without one
+ *
+ * Every active socket gets SO_REUSEADDR, as Linux's siw gives it: neither
+ * the TIME_WAIT of an earlier connection from the port nor, later, this
+ * connection's own stands in the way of a bind; TCP still refuses a
+ * four-tuple in use, or in TIME_WAIT without timestamps (connect() fails
+ * with -EADDRNOTAVAIL). A port in @local is bound as it is: -EADDRINUSE
+ * here if a listener or a socket without SO_REUSEADDR holds it. Port 0
+ * binds the address alone (IP_BIND_ADDRESS_NO_PORT): connect() picks the
+ * port, one whose four-tuple is neither in use nor in TIME_WAIT.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or the bind's negative errno.
+ */
+int softiw_sock_bind_local(struct socket *sock,
+			   const struct sockaddr_storage *local, int ifindex)
+{
+	struct sockaddr_in6 *sin6;
+	struct sockaddr_storage ss = *local;
+	struct sock *sk = sock->sk;
+
+	sock_set_reuseaddr(sk);
+	if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
+		return 0;
+	if (!softiw_sock_port(&ss)) {
+		if (softiw_sock_any(&ss))
+			return 0;
+		lock_sock(sk);
+		inet_sk(sk)->bind_address_no_port = 1;
+		release_sock(sk);
+	}
+	sin6 = (struct sockaddr_in6 *)&ss;
+	if (ss.ss_family == AF_INET6 && !sin6->sin6_scope_id &&
+	    ipv6_addr_type(&sin6->sin6_addr) & IPV6_ADDR_LINKLOCAL)
+		sin6->sin6_scope_id = ifindex;
+	return kernel_bind(sock, (struct sockaddr *)&ss, sizeof(ss));
 }

@@ -90,7 +90,10 @@ enum kiwi_cm_event_type {
  *	negotiated (CONNECT_REPLY, ESTABLISHED: this end's ORD)
  * @ord: peer's outbound RDMA read depth: offered (CONNECT_REQUEST), or
  *	negotiated (CONNECT_REPLY, ESTABLISHED: this end's IRD)
- * @local_addr: CONNECT_REQUEST: the local address of the new connection
+ * @local_addr: CONNECT_REQUEST: the local address of the new connection;
+ *	CONNECT_REPLY with status 0: the local address the connection got,
+ *	which the core stores in the id's @local_addr (AF_UNSPEC: none, the
+ *	id keeps its own)
  * @remote_addr: CONNECT_REQUEST: the peer's address
  *
  * A ULP handler sees @local_addr and @remote_addr in the id instead; the
@@ -175,8 +178,9 @@ struct kiwi_iwarp_opts {
  * @handler: the owner's event handler
  * @context: the owner's cookie; a child id inherits its listener's
  * @provider_data: the provider's endpoint for this id
- * @local_addr: local address (set by the owner before listen/connect;
- *	by the core for a child)
+ * @local_addr: local address (set by the owner before listen/connect,
+ *	port 0 to connect from a port the provider picks; by the core for a
+ *	child, and from a successful CONNECT_REPLY)
  * @remote_addr: peer address (set by the owner before connect; by the core
  *	for a child)
  * @ird: the peer's IRD: offered (CONNECT_REQUEST), or negotiated

@@ -22,8 +22,12 @@ struct net_device;
 /**
  * struct kiwi_provider_ops - what a provider implements
  * @iw_connect: start an active connection to @id->remote_addr for the QP
- *	the core already pinned; answer later with a CONNECT_REPLY upcall.
- *	Returns 0 or a negative errno (then no upcall may follow).
+ *	the core already pinned, from @id->local_addr if its family is set:
+ *	its address unless the wildcard, its port unless 0 (then a port of
+ *	the provider's choice, free for this peer); answer later with a
+ *	CONNECT_REPLY upcall, carrying in local_addr, on success, the address
+ *	and port the connection has. Returns 0 or a negative errno (then no
+ *	upcall may follow).
  * @iw_accept: accept the connection @id->provider_data stands for; answer
  *	later with ESTABLISHED, or CLOSE(status < 0) if MPA fails.
  *	Returns 0 or a negative errno (then no upcall may follow).

@@ -31,6 +31,8 @@
 #define rdma_reject_msg			kiwi_rdma_reject_msg
 #define rdma_consumer_reject_data	kiwi_rdma_consumer_reject_data
 
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/socket.h>
 #include <linux/types.h>
 
@@ -264,6 +266,42 @@ static inline struct sockaddr *rdma_get_local_addr(struct rdma_cm_id *id)
 static inline struct sockaddr *rdma_get_peer_addr(struct rdma_cm_id *id)
 {
 	return (struct sockaddr *)&id->route.addr.dst_addr;
+}
+
+static inline __be16 kiwi_rdma_ss_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)ss)->sin_port;
+	if (ss->ss_family == AF_INET6)
+		return ((const struct sockaddr_in6 *)ss)->sin6_port;
+	return 0;
+}
+
+/**
+ * rdma_get_src_port() - the id's local port
+ * @id: the id
+ *
+ * An active id whose port rdma_cm picked reports, from ESTABLISHED on,
+ * the port its connection has (Documentation/rdma_cm.rst, "Binding").
+ *
+ * Context: any context.
+ * Return: the port, network order; 0 if the id has no address.
+ */
+static inline __be16 rdma_get_src_port(struct rdma_cm_id *id)
+{
+	return kiwi_rdma_ss_port(&id->route.addr.src_addr);
+}
+
+/**
+ * rdma_get_dst_port() - the id's peer port
+ * @id: the id
+ *
+ * Context: any context.
+ * Return: the port, network order; 0 if the id has no peer address.
+ */
+static inline __be16 rdma_get_dst_port(struct rdma_cm_id *id)
+{
+	return kiwi_rdma_ss_port(&id->route.addr.dst_addr);
 }
 
 #endif /* _KIWI_RDMA_CM_H */
