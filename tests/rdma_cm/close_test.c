@@ -28,27 +28,19 @@
  * @test: the test
  * @dev: softiw_lo, referenced
  * @cq: the CQ of both QPs
- * @lock: protects @events, @status, @child
- * @wq: woken on every event
+ * @s: each side's last event; its lock protects @child too
  * @listener: the server's listener
  * @client: the client's id
  * @child: the server's id of the connection, set by CONNECT_REQUEST
- * @events: per side (0 client, 1 server), the last event
- * @status: its status
- * @count: per side, events seen
  */
 struct sc {
 	struct kunit *test;
 	struct kiwi_device *dev;
 	struct kiwi_cq *cq;
-	spinlock_t lock;	/* protects events, status, count, child */
-	wait_queue_head_t wq;
+	struct kiwi_rt_sides s;
 	struct rdma_cm_id *listener;
 	struct rdma_cm_id *client;
 	struct rdma_cm_id *child;
-	int events[2];
-	int status[2];
-	int count[2];
 };
 
 static int sc_qp(struct sc *t, struct rdma_cm_id *id)
@@ -66,13 +58,13 @@ static int sc_request(struct sc *t, struct rdma_cm_id *id)
 				     .initiator_depth = 1 };
 	unsigned long flags;
 
-	spin_lock_irqsave(&t->lock, flags);
+	spin_lock_irqsave(&t->s.lock, flags);
 	t->child = id;
-	spin_unlock_irqrestore(&t->lock, flags);
+	spin_unlock_irqrestore(&t->s.lock, flags);
 	if (sc_qp(t, id) || rdma_accept(id, &p)) {
-		spin_lock_irqsave(&t->lock, flags);
+		spin_lock_irqsave(&t->s.lock, flags);
 		t->child = NULL;
-		spin_unlock_irqrestore(&t->lock, flags);
+		spin_unlock_irqrestore(&t->s.lock, flags);
 		return 1;	/* rdma_cm destroys it */
 	}
 	return 0;
@@ -81,34 +73,18 @@ static int sc_request(struct sc *t, struct rdma_cm_id *id)
 static int sc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct sc *t = id->context;
-	unsigned long flags;
 	int side = id != t->client;
 	int ret = 0;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		ret = sc_request(t, id);
-	spin_lock_irqsave(&t->lock, flags);
-	t->events[side] = ev->event;
-	t->status[side] = ev->status;
-	t->count[side]++;
-	spin_unlock_irqrestore(&t->lock, flags);
-	wake_up_all(&t->wq);
+	kiwi_rt_sides_note(&t->s, side, ev);
 	return ret;
 }
 
-/* Wait (5 s) for @side's last event to be @event; its status, or 1. */
 static int sc_wait(struct sc *t, int side, int event)
 {
-	unsigned long flags;
-	int status = 1;
-
-	wait_event_timeout(t->wq, READ_ONCE(t->events[side]) == event,
-			   5 * HZ);
-	spin_lock_irqsave(&t->lock, flags);
-	if (t->events[side] == event)
-		status = t->status[side];
-	spin_unlock_irqrestore(&t->lock, flags);
-	return status;
+	return kiwi_rt_sides_wait(&t->s, side, event);
 }
 
 static struct rdma_cm_id *sc_take(struct sc *t, struct rdma_cm_id **idp)
@@ -116,10 +92,10 @@ static struct rdma_cm_id *sc_take(struct sc *t, struct rdma_cm_id **idp)
 	struct rdma_cm_id *id;
 	unsigned long flags;
 
-	spin_lock_irqsave(&t->lock, flags);
+	spin_lock_irqsave(&t->s.lock, flags);
 	id = *idp;
 	*idp = NULL;
-	spin_unlock_irqrestore(&t->lock, flags);
+	spin_unlock_irqrestore(&t->s.lock, flags);
 	return id;
 }
 
@@ -151,8 +127,7 @@ static struct sc *sc_setup(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->test = test;
-	spin_lock_init(&t->lock);
-	init_waitqueue_head(&t->wq);
+	kiwi_rt_sides_init(&t->s);
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, sc_free,
 							 GFP_KERNEL, t));
 	t->dev = kiwi_device_get_by_name("softiw_lo");
@@ -177,11 +152,8 @@ static void sc_connect(struct sc *t)
 	struct kunit *test = t->test;
 	struct sockaddr_storage dst;
 	struct rdma_cm_id *id;
-	unsigned long flags;
 
-	spin_lock_irqsave(&t->lock, flags);
-	memset(t->events, 0xff, sizeof(t->events));
-	spin_unlock_irqrestore(&t->lock, flags);
+	kiwi_rt_sides_forget(&t->s);
 	id = rdma_create_id(&init_net, sc_handler, t, RDMA_PS_TCP, IB_QPT_RC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
 	t->client = id;
@@ -250,13 +222,7 @@ static unsigned long sc_resets(void)
 
 static int sc_count(struct sc *t, int side)
 {
-	unsigned long flags;
-	int n;
-
-	spin_lock_irqsave(&t->lock, flags);
-	n = t->count[side];
-	spin_unlock_irqrestore(&t->lock, flags);
-	return n;
+	return kiwi_rt_sides_count(&t->s, side);
 }
 
 /* Wait (5 s) until the client's iw_cm id is in @state. */

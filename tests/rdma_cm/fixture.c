@@ -504,3 +504,87 @@ struct rdma_cm_id *kiwi_rt_established(struct kiwi_rt *rt, int family)
 			  kiwi_rt_expect(rt, n, id, RDMA_CM_EVENT_ESTABLISHED));
 	return id;
 }
+
+/**
+ * kiwi_rt_sides_init() - no event seen on either side
+ * @s: the recorder
+ */
+void kiwi_rt_sides_init(struct kiwi_rt_sides *s)
+{
+	spin_lock_init(&s->lock);
+	init_waitqueue_head(&s->wq);
+	memset(s->events, 0xff, sizeof(s->events));
+	memset(s->status, 0, sizeof(s->status));
+	memset(s->count, 0, sizeof(s->count));
+}
+
+/**
+ * kiwi_rt_sides_note() - record an event of @side, from its handler
+ * @s: the recorder
+ * @side: 0 client, 1 server
+ * @ev: the event
+ */
+void kiwi_rt_sides_note(struct kiwi_rt_sides *s, int side,
+			const struct rdma_cm_event *ev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	s->events[side] = ev->event;
+	s->status[side] = ev->status;
+	s->count[side]++;
+	spin_unlock_irqrestore(&s->lock, flags);
+	wake_up_all(&s->wq);
+}
+
+/**
+ * kiwi_rt_sides_forget() - forget both sides' last events (not the counts)
+ * @s: the recorder
+ */
+void kiwi_rt_sides_forget(struct kiwi_rt_sides *s)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	memset(s->events, 0xff, sizeof(s->events));
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/**
+ * kiwi_rt_sides_wait() - wait (5 s) for @side's last event to be @event
+ * @s: the recorder
+ * @side: 0 client, 1 server
+ * @event: the event
+ *
+ * Return: its status, or 1 if @side's last event is another one.
+ */
+int kiwi_rt_sides_wait(struct kiwi_rt_sides *s, int side, int event)
+{
+	unsigned long flags;
+	int status = 1;
+
+	wait_event_timeout(s->wq, READ_ONCE(s->events[side]) == event, 5 * HZ);
+	spin_lock_irqsave(&s->lock, flags);
+	if (s->events[side] == event)
+		status = s->status[side];
+	spin_unlock_irqrestore(&s->lock, flags);
+	return status;
+}
+
+/**
+ * kiwi_rt_sides_count() - events seen on @side
+ * @s: the recorder
+ * @side: 0 client, 1 server
+ *
+ * Return: their number.
+ */
+int kiwi_rt_sides_count(struct kiwi_rt_sides *s, int side)
+{
+	unsigned long flags;
+	int n;
+
+	spin_lock_irqsave(&s->lock, flags);
+	n = s->count[side];
+	spin_unlock_irqrestore(&s->lock, flags);
+	return n;
+}

@@ -35,15 +35,12 @@
  * @dev: the softiw devices of kv0 (0, the client's) and kv1 (1)
  * @cq: a CQ on each
  * @attached: which of the two this case attached (and detaches)
- * @lock: protects @events, @status, @child
- * @wq: woken on every event
+ * @s: each side's last event; its lock protects @child too
  * @listener: the server's listener
  * @client: the client's id
  * @child: the server's id of the connection, set by CONNECT_REQUEST
  * @other: one more client-side id the case holds (its events count as
  *	the client's)
- * @events: per side (0 client, 1 server), the last event
- * @status: its status
  */
 struct pt {
 	struct kunit *test;
@@ -51,14 +48,11 @@ struct pt {
 	struct kiwi_device *dev[2];
 	struct kiwi_cq *cq[2];
 	bool attached[2];
-	spinlock_t lock;	/* protects events, status, child */
-	wait_queue_head_t wq;
+	struct kiwi_rt_sides s;
 	struct rdma_cm_id *listener;
 	struct rdma_cm_id *client;
 	struct rdma_cm_id *child;
 	struct rdma_cm_id *other;
-	int events[2];
-	int status[2];
 };
 
 static int pt_qp(struct pt *t, struct rdma_cm_id *id)
@@ -82,51 +76,36 @@ static int pt_request(struct pt *t, struct rdma_cm_id *id)
 	unsigned long flags;
 	bool busy;
 
-	spin_lock_irqsave(&t->lock, flags);
+	spin_lock_irqsave(&t->s.lock, flags);
 	busy = t->child;
 	if (!busy)
 		t->child = id;
-	spin_unlock_irqrestore(&t->lock, flags);
+	spin_unlock_irqrestore(&t->s.lock, flags);
 	if (busy)
 		return 1;	/* rdma_cm destroys it */
 	if (!pt_qp(t, id) && !rdma_accept(id, &p))
 		return 0;
-	spin_lock_irqsave(&t->lock, flags);
+	spin_lock_irqsave(&t->s.lock, flags);
 	t->child = NULL;
-	spin_unlock_irqrestore(&t->lock, flags);
+	spin_unlock_irqrestore(&t->s.lock, flags);
 	return 1;
 }
 
 static int pt_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct pt *t = id->context;
-	unsigned long flags;
 	int side = id != t->client && id != t->other;
 	int ret = 0;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		ret = pt_request(t, id);
-	spin_lock_irqsave(&t->lock, flags);
-	t->events[side] = ev->event;
-	t->status[side] = ev->status;
-	spin_unlock_irqrestore(&t->lock, flags);
-	wake_up_all(&t->wq);
+	kiwi_rt_sides_note(&t->s, side, ev);
 	return ret;
 }
 
-/* Wait (5 s) for @side's last event to be @event; its status, or 1. */
 static int pt_wait(struct pt *t, int side, int event)
 {
-	unsigned long flags;
-	int status = 1;
-
-	wait_event_timeout(t->wq, READ_ONCE(t->events[side]) == event,
-			   5 * HZ);
-	spin_lock_irqsave(&t->lock, flags);
-	if (t->events[side] == event)
-		status = t->status[side];
-	spin_unlock_irqrestore(&t->lock, flags);
-	return status;
+	return kiwi_rt_sides_wait(&t->s, side, event);
 }
 
 static void pt_destroy(struct pt *t, struct rdma_cm_id **idp)
@@ -134,10 +113,10 @@ static void pt_destroy(struct pt *t, struct rdma_cm_id **idp)
 	struct rdma_cm_id *id;
 	unsigned long flags;
 
-	spin_lock_irqsave(&t->lock, flags);
+	spin_lock_irqsave(&t->s.lock, flags);
 	id = *idp;
 	*idp = NULL;
-	spin_unlock_irqrestore(&t->lock, flags);
+	spin_unlock_irqrestore(&t->s.lock, flags);
 	if (id)
 		rdma_destroy_id(id);
 }
@@ -177,8 +156,7 @@ static struct pt *pt_setup(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->test = test;
 	t->peer = kiwi_test_peer_net(test);
-	spin_lock_init(&t->lock);
-	init_waitqueue_head(&t->wq);
+	kiwi_rt_sides_init(&t->s);
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, pt_free,
 							 GFP_KERNEL, t));
 	for (i = 0; i < 2; i++) {
@@ -231,11 +209,8 @@ static void pt_resolve_id(struct pt *t, struct rdma_cm_id *id, int family,
 {
 	struct kunit *test = t->test;
 	struct sockaddr_storage src, dst;
-	unsigned long flags;
 
-	spin_lock_irqsave(&t->lock, flags);
-	memset(t->events, 0xff, sizeof(t->events));
-	spin_unlock_irqrestore(&t->lock, flags);
+	kiwi_rt_sides_forget(&t->s);
 	if (port) {
 		kiwi_rt_addr(&src, family, pt_ip(family, 0), port);
 		KUNIT_ASSERT_EQ(test, rdma_bind_addr(id,

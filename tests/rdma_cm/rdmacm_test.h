@@ -78,6 +78,30 @@ struct kiwi_rt {
 	int nowned;
 };
 
+/**
+ * struct kiwi_rt_sides - the last event of each side of a connection
+ * @lock: protects @events, @status, @count, and what the user keeps
+ *	beside them (its ids)
+ * @wq: woken on every event
+ * @events: per side (0 client, 1 server), the last event; -1 for none
+ * @status: its status
+ * @count: per side, events seen
+ */
+struct kiwi_rt_sides {
+	spinlock_t lock;	/* protects events, status, count */
+	wait_queue_head_t wq;
+	int events[2];
+	int status[2];
+	int count[2];
+};
+
+void kiwi_rt_sides_init(struct kiwi_rt_sides *s);
+void kiwi_rt_sides_note(struct kiwi_rt_sides *s, int side,
+			const struct rdma_cm_event *ev);
+void kiwi_rt_sides_forget(struct kiwi_rt_sides *s);
+int kiwi_rt_sides_wait(struct kiwi_rt_sides *s, int side, int event);
+int kiwi_rt_sides_count(struct kiwi_rt_sides *s, int side);
+
 struct kiwi_rt *kiwi_rt_setup(struct kunit *test, bool on_lo);
 void kiwi_rt_destroy_mock(struct kiwi_rt *rt);
 struct rdma_cm_id *kiwi_rt_id(struct kiwi_rt *rt);
