@@ -268,6 +268,13 @@ static inline struct sockaddr *rdma_get_peer_addr(struct rdma_cm_id *id)
 	return (struct sockaddr *)&id->route.addr.dst_addr;
 }
 
+/**
+ * kiwi_rdma_ss_port() - the port of an IPv4 or IPv6 socket address
+ * @ss: the address
+ *
+ * Context: any context.
+ * Return: the port, network order; 0 for another family.
+ */
 static inline __be16 kiwi_rdma_ss_port(const struct sockaddr_storage *ss)
 {
 	if (ss->ss_family == AF_INET)
