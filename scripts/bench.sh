@@ -8,7 +8,12 @@
 # the numbers and the ratios kiwi/TCP and kiwi/Linux, saved as JSON in
 # $BUILD/bench/results.json.
 #
-# env: KIWI_BENCH_N          connections per rate run (default 1000)
+# env: KIWI_BENCH_N          connections per rate run of the main
+#                            scenario, and per condition of the others
+#                            (default 1000)
+#      KIWI_BENCH_MAIN_ROUNDS  rounds of the main scenario: a rate run of
+#                            each stack at each concurrency, the stacks in
+#                            turn (default 3)
 #      KIWI_BENCH_IDLE       idle live connections (default 10000)
 #      KIWI_BENCH_LISTENERS  extra listeners (default 1024)
 #      KIWI_BENCH_ROUNDS     rounds with and without idle connections or
@@ -62,6 +67,7 @@ BENCH_N=${KIWI_BENCH_N:-1000}
 BENCH_IDLE=${KIWI_BENCH_IDLE:-10000}
 BENCH_LISTENERS=${KIWI_BENCH_LISTENERS:-1024}
 BENCH_ROUNDS=${KIWI_BENCH_ROUNDS:-5}
+BENCH_MAIN_ROUNDS=${KIWI_BENCH_MAIN_ROUNDS:-3}
 BENCH_SETTLE=${KIWI_BENCH_SETTLE:-25}
 BENCH_KEEPALIVE_AB=${KIWI_BENCH_KEEPALIVE_AB:-0}
 BENCH_STACKS="${KIWI_BENCH_STACKS:-tcp kiwi linux}"

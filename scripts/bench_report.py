@@ -93,21 +93,32 @@ def median(xs):
     return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
-def main_line(rec):
-    """A rate run of the main scenario: its rate is all its connections
-    over the run's wall-clock time; the windows show the spread."""
-    wins = window_rates(rec)
-    return {"rate": rate(rec), "rate_median_window": median(wins),
+def main_line(recs):
+    """The rounds of the main scenario at one concurrency: each number is
+    the median of the rounds' (a round's rate is its connections over its
+    wall-clock time); the rounds' rates show the spread, and so do the
+    windows of every round."""
+    def med(key):
+        return median([r.get(key) for r in recs])
+
+    wins = [w for r in recs for w in window_rates(r)]
+    rates = [rate(r) for r in recs]
+    stages = [r.get("stages_us", []) for r in recs]
+    width = min((len(x) for x in stages), default=0)
+    return {"rate": median(rates), "round_rates": rates,
+            "rate_min": min(rates) if rates else None,
+            "rate_max": max(rates) if rates else None,
             "win_rates": wins,
-            "cpu_ms": cpu_ms(rec),
-            "rate_min": min(wins) if wins else None,
-            "rate_max": max(wins) if wins else None,
-            "p50_ms": rec["p50_ns"] / 1e6,
-            "p99_ms": rec["p99_ns"] / 1e6,
-            "close_ms": rec["close_ns"] / 1e6,
-            "stages_us": rec.get("stages_us", []),
-            "srv_req_us": rec.get("srv_req_us", 0),
-            "srv_accept_us": rec.get("srv_accept_us", 0)}
+            "win_min": min(wins) if wins else None,
+            "win_max": max(wins) if wins else None,
+            "cpu_ms": median([cpu_ms(r) for r in recs]),
+            "p50_ms": med("p50_ns") / 1e6,
+            "p99_ms": med("p99_ns") / 1e6,
+            "close_ms": med("close_ns") / 1e6,
+            "stages_us": [median([x[i] for x in stages])
+                          for i in range(width)],
+            "srv_req_us": med("srv_req_us") or 0,
+            "srv_accept_us": med("srv_accept_us") or 0}
 
 
 def compare(rounds, rel, rel_cpu, none, extra):
@@ -173,18 +184,20 @@ def listener_line(seq):
 
 def summarize(recs, slab, stack):
     """Name each rate run by the scenario (KIWI-PHASE) it belongs to."""
-    out, phase, seq = {}, "main", []
+    out, phase, seq, main = {}, "main", [], {}
     for rec in recs:
         cmd = rec.get("cmd")
         if cmd == "phase":
             phase = rec["name"]
         elif cmd == "rate" and phase == "main":
-            out[f"c{rec['conc']}"] = main_line(rec)
+            main.setdefault(rec["conc"], []).append(rec)
         elif cmd == "rate":
             seq.append((phase, rate(rec), cpu_ms(rec)))
         elif cmd == "hold" and phase == "main":
             # per connection actually held: Linux's stack fails some
             out["held"] = rec["n"] - rec.get("failed", 0)
+    for conc, rounds in main.items():
+        out[f"c{conc}"] = main_line(rounds)
     phases = {x[0] for x in seq}
     if "idle-with" in phases:
         out["idle"] = idle_line(seq)
@@ -261,7 +274,7 @@ def report(summ, machine):
         ok = None if rt is None or rl is None else rt >= 0.8 and rl >= 2
         row(f"connections/s, concurrency {c}", v, "{:.0f}", (rt, rl),
             check(ok, f"rate c={c}") + " (>=0.8x tcp, >=2x linux)")
-        spread_row("  windows min-max", [
+        spread_row("  rounds min-max", [
             (get(summ, s, f"c{c}", "rate_min"),
              get(summ, s, f"c{c}", "rate_max")) for s in STACKS], "{:.0f}")
     for c in (1, 16, 256):
