@@ -98,8 +98,11 @@ def main_line(recs):
     the median of the rounds' (a round's rate is its connections over its
     wall-clock time); the rounds' rates show the spread, and so do the
     windows of every round."""
-    def med(key):
-        return median([r.get(key) for r in recs])
+    recs = [r for r in recs if "elapsed_ns" in r]  # a failed one is {}
+
+    def med(key, scale=1):
+        m = median([r.get(key) for r in recs])
+        return m / scale if m is not None else None
 
     wins = [w for r in recs for w in window_rates(r)]
     rates = [rate(r) for r in recs]
@@ -112,9 +115,9 @@ def main_line(recs):
             "win_min": min(wins) if wins else None,
             "win_max": max(wins) if wins else None,
             "cpu_ms": median([cpu_ms(r) for r in recs]),
-            "p50_ms": med("p50_ns") / 1e6,
-            "p99_ms": med("p99_ns") / 1e6,
-            "close_ms": med("close_ns") / 1e6,
+            "p50_ms": med("p50_ns", 1e6),
+            "p99_ms": med("p99_ns", 1e6),
+            "close_ms": med("close_ns", 1e6),
             "stages_us": [median([x[i] for x in stages])
                           for i in range(width)],
             "srv_req_us": med("srv_req_us") or 0,
