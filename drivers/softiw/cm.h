@@ -381,6 +381,7 @@ int softiw_sock_send(struct socket *sock, const void *buf, size_t len);
 int softiw_sock_recv(struct socket *sock, void *buf, size_t len);
 int softiw_sock_addrs(struct socket *sock, struct sockaddr_storage *local,
 		      struct sockaddr_storage *remote);
+bool softiw_addr_any(const struct sockaddr_storage *ss);
 int softiw_sock_bind_local(struct socket *sock,
 			   const struct sockaddr_storage *local, int ifindex);
 

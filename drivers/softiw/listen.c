@@ -4,10 +4,7 @@
  * TCP connections become endpoints waiting for their MPA request; at most
  * max_pending of them per listener, further ones are closed at once.
  */
-#include <linux/in.h>
-#include <linux/in6.h>
 #include <linux/slab.h>
-#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
@@ -89,16 +86,6 @@ static void softiw_listener_work(struct work_struct *work)
 		softiw_cep_first_step(cep);
 		softiw_cep_put(cep);
 	}
-}
-
-static bool softiw_addr_any(const struct sockaddr_storage *ss)
-{
-	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
-
-	if (ss->ss_family == AF_INET)
-		return sin->sin_addr.s_addr == htonl(INADDR_ANY);
-	return ss->ss_family == AF_INET6 && ipv6_addr_any(&sin6->sin6_addr);
 }
 
 /*

@@ -200,12 +200,21 @@ int softiw_sock_addrs(struct socket *sock, struct sockaddr_storage *local,
 	return ret < 0 ? ret : 0;
 }
 
-static bool softiw_sock_any(const struct sockaddr_storage *ss)
+/**
+ * softiw_addr_any() - is an address the IPv4 or IPv6 wildcard?
+ * @ss: the address
+ *
+ * Context: any context.
+ * Return: true for 0.0.0.0 and ::, false for another address or family.
+ */
+bool softiw_addr_any(const struct sockaddr_storage *ss)
 {
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+
 	if (ss->ss_family == AF_INET)
-		return ((const struct sockaddr_in *)ss)->sin_addr.s_addr ==
-		       htonl(INADDR_ANY);
-	return ipv6_addr_any(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+		return sin->sin_addr.s_addr == htonl(INADDR_ANY);
+	return ss->ss_family == AF_INET6 && ipv6_addr_any(&sin6->sin6_addr);
 }
 
 static __be16 softiw_sock_port(const struct sockaddr_storage *ss)
@@ -246,7 +255,7 @@ int softiw_sock_bind_local(struct socket *sock,
 	if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
 		return 0;
 	if (!softiw_sock_port(&ss)) {
-		if (softiw_sock_any(&ss))
+		if (softiw_addr_any(&ss))
 			return 0;
 		lock_sock(sk);
 		inet_sk(sk)->bind_address_no_port = 1;
