@@ -8,10 +8,12 @@
  *
  * A client connection: create an id, resolve the address and the route,
  * create a CQ and a QP, connect with 32 bytes of private data; it is
- * established at ESTABLISHED. Closing is rdma_disconnect(), waiting for
- * DISCONNECTED, then destroying the QP, the CQ and the id. The server
- * accepts every request from its handler and destroys each connection
- * when it is disconnected.
+ * established at ESTABLISHED. The client waits for each step; with the
+ * chain parameter its handler takes the next step at ADDR_RESOLVED and at
+ * ROUTE_RESOLVED, and it waits for ESTABLISHED only. Closing is
+ * rdma_disconnect(), waiting for DISCONNECTED, then destroying the QP, the
+ * CQ and the id. The server accepts every request from its handler and
+ * destroys each connection when it is disconnected.
  */
 #include <linux/completion.h>
 #include <linux/module.h>
@@ -33,7 +35,8 @@
  * @has_qp: @qp was created
  * @step: completed at each event a client waits for
  * @closed: completed at DISCONNECTED
- * @status: the outcome of the last event: 0 or a negative errno
+ * @status: the outcome of the step the client waited for: 1 (done) or a
+ *	negative errno
  * @c: the driver's connection (client side only)
  */
 struct bench_rconn {
@@ -56,6 +59,10 @@ struct bench_listener {
 	struct list_head node;
 };
 
+static bool chain;
+module_param(chain, bool, 0644);
+MODULE_PARM_DESC(chain, "clients resolve the route and connect from their event handler (as nvme-rdma does) rather than waiting for each step");
+
 static LIST_HEAD(bench_listeners);
 static atomic_t bench_served = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(bench_served_wq);
@@ -77,12 +84,29 @@ static int bench_event_status(const struct rdma_cm_event *ev)
 	}
 }
 
+static int bench_qp_connect(struct bench_rconn *rc, bool in_handler);
+
+/*
+ * With chain, the handler takes the step after ADDR_RESOLVED and after
+ * ROUTE_RESOLVED itself. Return: 0 if it did (the client waits on), 1 if
+ * the client's wait ends here, or a negative errno.
+ */
+static int bench_chain_step(struct bench_rconn *rc,
+			    const struct rdma_cm_event *ev)
+{
+	if (ev->event == RDMA_CM_EVENT_ADDR_RESOLVED)
+		return rdma_resolve_route(rc->id, BENCH_TIMEOUT_MS);
+	if (ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED)
+		return bench_qp_connect(rc, true);
+	return 1;
+}
+
 static int bench_client_handler(struct rdma_cm_id *id,
 				struct rdma_cm_event *ev)
 {
 	struct bench_rconn *rc = id->context;
-
 	u64 now = ktime_get_ns();
+	int ret;
 
 	if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
 		rc->c->t[KIWI_BENCH_T_DISCONNECTED] = now;
@@ -95,8 +119,13 @@ static int bench_client_handler(struct rdma_cm_id *id,
 		rc->c->t[KIWI_BENCH_T_ROUTE] = now;
 	if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
 		rc->c->t[KIWI_BENCH_T_ESTABLISHED] = now;
-	rc->status = bench_event_status(ev);
-	complete(&rc->step);
+	ret = bench_event_status(ev);
+	if (!ret)
+		ret = chain ? bench_chain_step(rc, ev) : 1;
+	if (ret) {
+		rc->status = ret;
+		complete(&rc->step);
+	}
 	return 0;
 }
 
@@ -107,7 +136,7 @@ static int bench_wait_step(struct bench_rconn *rc)
 					 msecs_to_jiffies(BENCH_TIMEOUT_MS)))
 		return -ETIMEDOUT;
 	reinit_completion(&rc->step);
-	return rc->status;
+	return rc->status > 0 ? 0 : rc->status;
 }
 
 static void bench_rconn_free(struct bench_rconn *rc)
@@ -121,11 +150,11 @@ static void bench_rconn_free(struct bench_rconn *rc)
 }
 
 /*
- * The private data carries the connect call's timestamp, for the server's
- * side of the breakdown.
+ * Create the QP and connect, from the id's handler if @in_handler (Linux's
+ * stack then needs rdma_connect_locked()). The private data carries the
+ * connect call's timestamp, for the server's side of the breakdown.
  */
-static int bench_connect(struct bench_rconn *rc,
-			 const struct sockaddr_storage *dst)
+static int bench_qp_connect(struct bench_rconn *rc, bool in_handler)
 {
 	u8 pd[BENCH_PD_LEN] = {};
 	struct rdma_conn_param param = {
@@ -136,22 +165,37 @@ static int bench_connect(struct bench_rconn *rc,
 	};
 	int ret;
 
-	ret = rdma_resolve_addr(rc->id, NULL, (struct sockaddr *)dst,
-				BENCH_TIMEOUT_MS);
-	if (!ret)
-		ret = bench_wait_step(rc);
-	if (!ret)
-		ret = rdma_resolve_route(rc->id, BENCH_TIMEOUT_MS);
-	if (!ret)
-		ret = bench_wait_step(rc);
-	if (!ret)
-		ret = bench_qp_create(rc->id, &rc->qp);
+	ret = bench_qp_create(rc->id, &rc->qp);
 	if (ret)
 		return ret;
 	rc->has_qp = true;
 	rc->c->t[KIWI_BENCH_T_CONNECT] = ktime_get_ns();
 	put_unaligned(rc->c->t[KIWI_BENCH_T_CONNECT], (u64 *)pd);
-	ret = rdma_connect(rc->id, &param);
+	if (in_handler)
+		return bench_connect_locked(rc->id, &param);
+	return rdma_connect(rc->id, &param);
+}
+
+/*
+ * Resolve, create the QP and connect, waiting for each step; with chain,
+ * the handler takes each next step and the client waits for ESTABLISHED.
+ */
+static int bench_connect(struct bench_rconn *rc,
+			 const struct sockaddr_storage *dst)
+{
+	int ret;
+
+	ret = rdma_resolve_addr(rc->id, NULL, (struct sockaddr *)dst,
+				BENCH_TIMEOUT_MS);
+	if (!ret)
+		ret = bench_wait_step(rc);
+	if (ret || chain)
+		return ret;
+	ret = rdma_resolve_route(rc->id, BENCH_TIMEOUT_MS);
+	if (!ret)
+		ret = bench_wait_step(rc);
+	if (!ret)
+		ret = bench_qp_connect(rc, false);
 	return ret ? ret : bench_wait_step(rc);
 }
 
