@@ -97,7 +97,13 @@ def main_line(recs):
     """The rounds of the main scenario at one concurrency: each number is
     the median of the rounds' (a round's rate is its connections over its
     wall-clock time); the rounds' rates show the spread, and so do the
-    windows of every round."""
+    windows of every round. "by_round" keeps every round's rate and p99
+    in run order (None for a failed run), for ratios taken round by round.
+    """
+    by_round = {"rate": [rate(r) if "elapsed_ns" in r else None
+                         for r in recs],
+                "p99_ms": [r["p99_ns"] / 1e6 if r.get("p99_ns") else None
+                           for r in recs]}
     recs = [r for r in recs if "elapsed_ns" in r]  # a failed one is {}
 
     def med(key, scale=1):
@@ -109,6 +115,7 @@ def main_line(recs):
     stages = [r.get("stages_us", []) for r in recs]
     width = min((len(x) for x in stages), default=0)
     return {"rate": median(rates), "round_rates": rates,
+            "by_round": by_round,
             "rate_min": min(rates) if rates else None,
             "rate_max": max(rates) if rates else None,
             "win_rates": wins,
@@ -222,6 +229,20 @@ def ratio(a, b):
     return a / b if a and b else None
 
 
+def paired_ratio(summ, c, field, a, b):
+    """The median over the main rounds of stack @a's @field over stack
+    @b's at concurrency @c. A round runs the stacks back to back, so a
+    change of the host's speed between rounds cancels out of each round's
+    ratio; it does not cancel out of the ratio of two medians. Falls back
+    to that ratio when the rounds do not pair up."""
+    ra = get(summ, a, f"c{c}", "by_round") or {}
+    rb = get(summ, b, f"c{c}", "by_round") or {}
+    xa, xb = ra.get(field, []), rb.get(field, [])
+    if xa and len(xa) == len(xb):
+        return median([ratio(x, y) for x, y in zip(xa, xb)])
+    return ratio(get(summ, a, f"c{c}", field), get(summ, b, f"c{c}", field))
+
+
 def row(name, vals, fmt, ratios=(), target=""):
     cells = [fmt.format(v) if v is not None else "-" for v in vals]
     rcells = [f"{r:.2f}" if r is not None else "-" for r in ratios]
@@ -264,7 +285,7 @@ def report(summ, machine):
     print(f"{label:<34}" +
           "".join(f"{s:>11}" for s in STACKS) +
           f"{'kiwi/tcp':>11}{'kiwi/linux':>11}  target")
-    verdicts = []
+    verdicts, ratios = [], {}
 
     def check(ok, what):
         if ok is not None:
@@ -273,7 +294,9 @@ def report(summ, machine):
 
     for c in (1, 16, 256):
         v = [get(summ, s, f"c{c}", "rate") for s in STACKS]
-        rt, rl = ratio(v[1], v[0]), ratio(v[1], v[2])
+        rt = paired_ratio(summ, c, "rate", "kiwi", "tcp")
+        rl = paired_ratio(summ, c, "rate", "kiwi", "linux")
+        ratios[f"rate_c{c}"] = {"kiwi/tcp": rt, "kiwi/linux": rl}
         ok = None if rt is None or rl is None else rt >= 0.8 and rl >= 2
         row(f"connections/s, concurrency {c}", v, "{:.0f}", (rt, rl),
             check(ok, f"rate c={c}") + " (>=0.8x tcp, >=2x linux)")
@@ -284,6 +307,10 @@ def report(summ, machine):
         for p in ("p50_ms", "p99_ms"):
             v = [get(summ, s, f"c{c}", p) for s in STACKS]
             rt, rl = ratio(v[1], v[0]), ratio(v[1], v[2])
+            if p == "p99_ms":
+                rt = paired_ratio(summ, c, p, "kiwi", "tcp")
+                rl = paired_ratio(summ, c, p, "kiwi", "linux")
+                ratios[f"p99_c{c}"] = {"kiwi/tcp": rt, "kiwi/linux": rl}
             tgt = ""
             if p == "p99_ms":
                 tgt = check(None if rl is None else rl <= 0.5,
@@ -328,8 +355,11 @@ def report(summ, machine):
         print("rounds without idle connections, before/after the hold: " +
               ", ".join(drift))
     missed = [w for ok, w in verdicts if not ok]
+    print("ratios of the rates and of p99: the median of the main rounds' "
+          "ratios (each round runs the stacks back to back)")
     print(f"targets: {len(verdicts) - len(missed)} met, {len(missed)} missed"
           + (": " + ", ".join(missed) if missed else ""))
+    return ratios
 
 
 STAGES = ("create+resolve_addr", "resolve_route", "CQ+QP", "connect->EST",
@@ -391,12 +421,13 @@ def main():
         splats = [ln.strip() for ln in f if SPLAT.search(ln)]
     problems += [f"kernel: {s}" for s in splats[:5]]
     summ = {s: summarize(runs[s], slab, s) for s in STACKS}
-    report(summ, machine)
+    ratios = report(summ, machine)
     breakdown(summ)
     slab_breakdown(summ)
     with open(out, "w") as f:
         json.dump({"machine": machine + ", benchmark kernel",
-                   "summary": summ, "runs": runs, "slab": slab,
+                   "summary": summ, "ratios": ratios, "runs": runs,
+                   "slab": slab,
                    "problems": problems, "notes": notes}, f, indent=1)
     print(f"saved: {out}")
     for n in notes:
