@@ -19,9 +19,11 @@ def parse(lines, cpu):
     """Per stack: the scenario results in order, and slab totals. @cpu
     maps a line number (from 1) to QEMU's CPU time, ns, when the host saw
     the line (scripts/bench_watch.py); a timed command's result gets the
-    CPU time since its KIWI-START line."""
+    CPU time since its KIWI-START line; a result after a KIWI-ROUND line
+    gets that main round's number."""
     runs = {s: [] for s in STACKS}
     slab, problems, notes, done, start = {}, [], [], False, None
+    main_round = None
     for lineno, line in enumerate(lines, 1):
         m = MARK.search(line.strip())
         if not m:
@@ -36,6 +38,8 @@ def parse(lines, cpu):
             if start and start in cpu and lineno in cpu:
                 rec["cpu_ns"] = cpu[lineno] - cpu[start]
             start = None
+            if main_round is not None:
+                rec["round"] = main_round
             if rec.get("stack") in runs:
                 runs[rec["stack"]].append(rec)
             what = (f"{rec.get('stack', '?')} {rec.get('cmd', '?')}"
@@ -59,6 +63,8 @@ def parse(lines, cpu):
             stack, name = rest.split()
             if stack in runs:
                 runs[stack].append({"cmd": "phase", "name": name})
+        elif what == "ROUND":
+            main_round = int(rest)
         elif what == "FAIL":
             problems.append("VM setup: " + rest)
         elif what == "DONE":
@@ -98,12 +104,14 @@ def main_line(recs):
     the median of the rounds' (a round's rate is its connections over its
     wall-clock time); the rounds' rates show the spread, and so do the
     windows of every round. "by_round" keeps every round's rate and p99
-    in run order (None for a failed run), for ratios taken round by round.
+    by round number (KIWI-ROUND; the order of the runs without it), for
+    ratios taken round by round.
     """
-    by_round = {"rate": [rate(r) if "elapsed_ns" in r else None
-                         for r in recs],
-                "p99_ms": [r["p99_ns"] / 1e6 if r.get("p99_ns") else None
-                           for r in recs]}
+    keys = [str(r.get("round", i)) for i, r in enumerate(recs)]
+    by_round = {"rate": {k: rate(r) for k, r in zip(keys, recs)
+                         if "elapsed_ns" in r},
+                "p99_ms": {k: r["p99_ns"] / 1e6 for k, r in zip(keys, recs)
+                           if r.get("p99_ns")}}
     recs = [r for r in recs if "elapsed_ns" in r]  # a failed one is {}
 
     def med(key, scale=1):
@@ -231,15 +239,16 @@ def ratio(a, b):
 
 def paired_ratio(summ, c, field, a, b):
     """The median over the main rounds of stack @a's @field over stack
-    @b's at concurrency @c. A round runs the stacks back to back, so a
-    change of the host's speed between rounds cancels out of each round's
-    ratio; it does not cancel out of the ratio of two medians. Falls back
-    to that ratio when the rounds do not pair up."""
-    ra = get(summ, a, f"c{c}", "by_round") or {}
-    rb = get(summ, b, f"c{c}", "by_round") or {}
-    xa, xb = ra.get(field, []), rb.get(field, [])
-    if xa and len(xa) == len(xb):
-        return median([ratio(x, y) for x, y in zip(xa, xb)])
+    @b's at concurrency @c, over the rounds both ran. A round runs the
+    stacks back to back, so a change of the host's speed between rounds
+    cancels out of each round's ratio; it does not cancel out of the
+    ratio of two medians. Falls back to that ratio when no round pairs
+    up."""
+    xa = (get(summ, a, f"c{c}", "by_round") or {}).get(field, {})
+    xb = (get(summ, b, f"c{c}", "by_round") or {}).get(field, {})
+    both = [k for k in xa if k in xb]
+    if both:
+        return median([ratio(xa[k], xb[k]) for k in both])
     return ratio(get(summ, a, f"c{c}", field), get(summ, b, f"c{c}", field))
 
 
