@@ -143,6 +143,30 @@ int kiwi_rdma_connect(struct rdma_cm_id *id,
 EXPORT_SYMBOL_GPL(kiwi_rdma_connect);
 
 /**
+ * kiwi_rdma_connect_locked() - rdma_connect() from the id's own handler
+ * @id: an id whose route is resolved, whose handler the caller runs
+ * @conn_param: as for rdma_connect()
+ *
+ * Linux's name for connecting from inside the id's handler (its
+ * rdma_connect() takes a lock the handler holds). kiwi's rdma_connect()
+ * may be called there as well; this one is for ULP code written for
+ * Linux, and refuses a call from anywhere else, where Linux's would be
+ * a locking error.
+ *
+ * Context: the id's event handler; sleeps.
+ * Return: -EINVAL if the caller is not running @id's handler, else as
+ * rdma_connect().
+ */
+int kiwi_rdma_connect_locked(struct rdma_cm_id *id,
+			     struct rdma_conn_param *conn_param)
+{
+	if (READ_ONCE(kiwi_rdma_priv(id)->handler_task) != current)
+		return -EINVAL;
+	return kiwi_rdma_connect(id, conn_param);
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_connect_locked);
+
+/**
  * kiwi_rdma_accept() - accept the request a CONNECT_REQUEST announced
  * @id: the id the request came on
  * @conn_param: as for rdma_connect()

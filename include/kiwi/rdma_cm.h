@@ -19,6 +19,7 @@
 #define rdma_resolve_route		kiwi_rdma_resolve_route
 #define rdma_listen			kiwi_rdma_listen
 #define rdma_connect			kiwi_rdma_connect
+#define rdma_connect_locked		kiwi_rdma_connect_locked
 #define rdma_accept			kiwi_rdma_accept
 #define rdma_reject			kiwi_rdma_reject
 #define rdma_disconnect			kiwi_rdma_disconnect
@@ -220,6 +221,8 @@ int kiwi_rdma_resolve_route(struct rdma_cm_id *id,
 int kiwi_rdma_listen(struct rdma_cm_id *id, int backlog);
 int kiwi_rdma_connect(struct rdma_cm_id *id,
 		      struct rdma_conn_param *conn_param);
+int kiwi_rdma_connect_locked(struct rdma_cm_id *id,
+			     struct rdma_conn_param *conn_param);
 int kiwi_rdma_accept(struct rdma_cm_id *id,
 		     struct rdma_conn_param *conn_param);
 int kiwi_rdma_reject(struct rdma_cm_id *id, const void *private_data,

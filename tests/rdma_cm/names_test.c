@@ -23,6 +23,7 @@ static const struct name_case name_cases[] = {
 	NAME_CASE(rdma_resolve_route),
 	NAME_CASE(rdma_listen),
 	NAME_CASE(rdma_connect),
+	NAME_CASE(rdma_connect_locked),
 	NAME_CASE(rdma_accept),
 	NAME_CASE(rdma_reject),
 	NAME_CASE(rdma_disconnect),

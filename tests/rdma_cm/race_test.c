@@ -221,6 +221,7 @@ static void rdmacm_listen_vs_destroy(struct kunit *test)
  * @x_entered: completed when @x's DISCONNECTED handler started
  * @seen_inside: @x's handler was still running when destroy_id returned
  * @connect_ret: rdma_connect() from the ROUTE_RESOLVED handler
+ * @locked: that handler calls rdma_connect_locked() instead
  */
 struct rh_state {
 	atomic_t inside[2];
@@ -229,6 +230,7 @@ struct rh_state {
 	struct completion x_entered;
 	int seen_inside;
 	int connect_ret;
+	bool locked;
 };
 
 static struct rh_state *rh;	/* the running case's; one case at a time */
@@ -269,7 +271,8 @@ static int rh_connect_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
 		init.send_cq = rt->cq;
 		init.recv_cq = rt->cq;
 		rh->connect_ret = rdma_create_qp(id, NULL, &init) ?:
-				  rdma_connect(id, &p);
+				  (rh->locked ? rdma_connect_locked(id, &p) :
+				   rdma_connect(id, &p));
 		msleep(200);
 	}
 	atomic_dec(&rh->inside[i]);
@@ -337,6 +340,54 @@ static void rdmacm_handler_never_concurrent(struct kunit *test)
 		kiwi_rt_destroy(rt, id);
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&st->overlaps), 0);
+}
+
+/*
+ * rdma_connect_locked(), Linux's name for connecting from the id's own
+ * handler: from the ROUTE_RESOLVED handler it connects (ESTABLISHED
+ * follows); from the test's thread, outside any handler, it refuses
+ * with -EINVAL and leaves the id as it was, and rdma_connect() then
+ * connects.
+ */
+static void rdmacm_connect_locked_only_in_handler(struct kunit *test)
+{
+	struct rdma_conn_param p = { .responder_resources = 1,
+				     .initiator_depth = 1 };
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rh_state *st = rh_setup(test, rt);
+	struct sockaddr_storage dst;
+	struct rdma_cm_id *id;
+	struct kiwi_rt_rec r;
+	int n;
+
+	rt->m->hook = rh_reply_hook;
+	rt->hook = rh_connect_hook;
+	st->locked = true;
+	st->connect_ret = -EIO;
+	kiwi_rt_addr(&dst, AF_INET, "127.0.0.1", 7471);
+	id = kiwi_rt_id(rt);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 1000),
+			0);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 1));
+	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, 1000), 0);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 3));
+	KUNIT_EXPECT_EQ(test, st->connect_ret, 0);
+	r = kiwi_rt_rec(rt, 2);
+	KUNIT_EXPECT_EQ(test, r.event, RDMA_CM_EVENT_ESTABLISHED);
+	kiwi_rt_destroy(rt, id);
+
+	rt->hook = NULL;
+	id = kiwi_rt_resolved(rt, AF_INET);
+	KUNIT_EXPECT_EQ(test, rdma_connect_locked(id, &p), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(id), KIWI_RDMA_ROUTE_RESOLVED);
+	n = kiwi_rt_count(rt);
+	KUNIT_EXPECT_EQ(test, rdma_connect(id, &p), 0);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, n + 1));
+	r = kiwi_rt_rec(rt, n);
+	KUNIT_EXPECT_PTR_EQ(test, r.id, id);
+	KUNIT_EXPECT_EQ(test, r.event, RDMA_CM_EVENT_ESTABLISHED);
+	kiwi_rt_destroy(rt, id);
 }
 
 /*
@@ -533,6 +584,7 @@ static struct kunit_case rdmacm_race_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_accept_vs_destroy, ra_gen_params),
 	KUNIT_CASE(rdmacm_listen_vs_destroy),
 	KUNIT_CASE(rdmacm_handler_never_concurrent),
+	KUNIT_CASE(rdmacm_connect_locked_only_in_handler),
 	KUNIT_CASE(rdmacm_destroy_waits_for_handler),
 	KUNIT_CASE_PARAM(rdmacm_destroy_vs_core_delivery, rx_gen_params),
 	{}
