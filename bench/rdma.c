@@ -151,8 +151,9 @@ static void bench_rconn_free(struct bench_rconn *rc)
 
 /*
  * Create the QP and connect, from the id's handler if @in_handler (Linux's
- * stack then needs rdma_connect_locked()). The private data carries the
- * connect call's timestamp, for the server's side of the breakdown.
+ * rdma_connect() would wait there for the lock the handler holds; both
+ * stacks have rdma_connect_locked()). The private data carries the connect
+ * call's timestamp, for the server's side of the breakdown.
  */
 static int bench_qp_connect(struct bench_rconn *rc, bool in_handler)
 {
@@ -172,7 +173,7 @@ static int bench_qp_connect(struct bench_rconn *rc, bool in_handler)
 	rc->c->t[KIWI_BENCH_T_CONNECT] = ktime_get_ns();
 	put_unaligned(rc->c->t[KIWI_BENCH_T_CONNECT], (u64 *)pd);
 	if (in_handler)
-		return bench_connect_locked(rc->id, &param);
+		return rdma_connect_locked(rc->id, &param);
 	return rdma_connect(rc->id, &param);
 }
 

@@ -8,8 +8,6 @@
 #include <kiwi/verbs.h>
 
 #define BENCH_STACK_NAME	"kiwi"
-/* kiwi's rdma_connect() may be called from the id's own handler. */
-#define bench_connect_locked	rdma_connect
 
 /**
  * struct bench_qpres - what a connection's QP needs besides the id

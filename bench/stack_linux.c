@@ -10,8 +10,6 @@
 #include <rdma/rdma_cm.h>
 
 #define BENCH_STACK_NAME	"linux"
-/* From the id's handler, Linux's stack needs the _locked variant. */
-#define bench_connect_locked	rdma_connect_locked
 #define BENCH_MAX_DEVICES	4
 
 /**
