@@ -2,9 +2,10 @@
 /*
  * kiwi_rdmacm_race: rdma_accept() on a CONNECT_REQUEST id while another
  * CPU destroys that id, or its listener; rdma_listen() while another CPU
- * destroys the id; the ULP's handler never runs
- * twice at once for an id, nor after rdma_destroy_id() returned, though
- * its events come from two workers (rdma_cm's and the core's).
+ * destroys the id; the ULP's handler never runs twice at once for an id,
+ * nor after rdma_destroy_id() returned, though its events come from two
+ * workers (rdma_cm's and the core's); rdma_connect_locked() connects from
+ * the id's handler only.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
