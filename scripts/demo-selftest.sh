@@ -3,7 +3,8 @@
 #
 # make demo-selftest: prove that make demo can fail. The clients connect to
 # a port where nothing listens; the demo must exit non-zero and say that
-# the connections were refused.
+# the connections were refused, and that each client ran twice (busybox's
+# insmod retries a failed module load).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -21,6 +22,10 @@ for run in loopback veth-ipv4 veth-ipv6; do
 		"$log" || die "no refused connection reported for $run (log: $log)"
 	grep -q "^  $run: 0 of 1 connections completed, 1 failed" "$log" ||
 		die "no failed connection counted for $run (log: $log)"
+	# busybox's insmod loads a module whose finit_module() failed once
+	# more with init_module(): the second run must not hide the first
+	grep -q "^  $run: the client ran 2 times" "$log" ||
+		die "the client's second run was not reported for $run (log: $log)"
 done
 grep -q "kiwi_sample_client: conn 1: ADDR_RESOLVED ROUTE_RESOLVED REJECTED(-111)" \
 	"$log" || die "the event trace lacks the REJECTED event (log: $log)"

@@ -26,8 +26,8 @@ SUMMARY = re.compile(r"(kiwi_sample_\w+): summary: (.*)$")
 def parse(lines):
     """Markers, what each step said, trace lines and summaries."""
     st = {"boot": None, "network": None, "setup_failed": [], "ends": {},
-          "says": {}, "trace": {}, "summary": {}, "done": False,
-          "unload_failed": []}
+          "says": {}, "trace": {}, "summary": {}, "summaries": {},
+          "done": False, "unload_failed": []}
     block = None
     for raw in lines:
         line = raw.strip()
@@ -62,6 +62,7 @@ def parse(lines):
             if s:
                 st["summary"][block] = dict(
                     kv.split("=", 1) for kv in s.group(2).split())
+                st["summaries"][block] = st["summaries"].get(block, 0) + 1
     return st
 
 
@@ -85,6 +86,12 @@ def check_client(st, name, args):
     s = st["summary"].get(name)
     if s is None:
         return problems + [f"{name}: no summary line from the client"]
+    runs = st["summaries"].get(name, 0)
+    if runs > 1:
+        # busybox's insmod loads the module once more with init_module()
+        # when finit_module() failed, so a failed run is followed by another
+        problems.append(f"{name}: the client ran {runs} times; the runs "
+                        f"before the last failed")
     want = args.connections
     if num(s, "completed") != want or num(s, "failed") != 0:
         problems.append(f"{name}: {num(s, 'completed')} of {want} "
