@@ -303,6 +303,37 @@ static struct rh_state *rh_setup(struct kunit *test, struct kiwi_rt *rt)
 }
 
 /*
+ * One connection through rh_connect_hook, the fixture's events counted
+ * from 0: resolve the address and the route; the ROUTE_RESOLVED handler
+ * connects, and ROUTE_RESOLVED then ESTABLISHED are the events.
+ */
+static struct rdma_cm_id *rh_connect_once(struct kunit *test,
+					  struct kiwi_rt *rt,
+					  struct sockaddr_storage *dst)
+{
+	struct rdma_cm_id *id;
+	struct kiwi_rt_rec r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rt->lock, flags);
+	rt->n = 0;
+	spin_unlock_irqrestore(&rt->lock, flags);
+	id = kiwi_rt_id(rt);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)dst, 1000),
+			0);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 1));
+	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, 1000), 0);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 3));
+	KUNIT_EXPECT_EQ(test, rh->connect_ret, 0);
+	r = kiwi_rt_rec(rt, 1);
+	KUNIT_EXPECT_EQ(test, r.event, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	r = kiwi_rt_rec(rt, 2);
+	KUNIT_EXPECT_EQ(test, r.event, RDMA_CM_EVENT_ESTABLISHED);
+	return id;
+}
+
+/*
  * A ROUTE_RESOLVED handler (run by rdma_cm's worker) connects, and the
  * provider reports the connection up at once (the core's worker): the
  * ULP's handler never runs twice at once for the id, ESTABLISHED comes
@@ -318,28 +349,8 @@ static void rdmacm_handler_never_concurrent(struct kunit *test)
 	rt->m->hook = rh_reply_hook;
 	rt->hook = rh_connect_hook;
 	kiwi_rt_addr(&dst, AF_INET, "127.0.0.1", 7471);
-	for (i = 0; i < 20; i++) {
-		struct rdma_cm_id *id;
-		struct kiwi_rt_rec r;
-		unsigned long flags;
-
-		spin_lock_irqsave(&rt->lock, flags);
-		rt->n = 0;
-		spin_unlock_irqrestore(&rt->lock, flags);
-		id = kiwi_rt_id(rt);
-		KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
-							(struct sockaddr *)&dst,
-							1000), 0);
-		KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 1));
-		KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, 1000), 0);
-		KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 3));
-		KUNIT_EXPECT_EQ(test, st->connect_ret, 0);
-		r = kiwi_rt_rec(rt, 1);
-		KUNIT_EXPECT_EQ(test, r.event, RDMA_CM_EVENT_ROUTE_RESOLVED);
-		r = kiwi_rt_rec(rt, 2);
-		KUNIT_EXPECT_EQ(test, r.event, RDMA_CM_EVENT_ESTABLISHED);
-		kiwi_rt_destroy(rt, id);
-	}
+	for (i = 0; i < 20; i++)
+		kiwi_rt_destroy(rt, rh_connect_once(test, rt, &dst));
 	KUNIT_EXPECT_EQ(test, atomic_read(&st->overlaps), 0);
 }
 
@@ -364,19 +375,9 @@ static void rdmacm_connect_locked_only_in_handler(struct kunit *test)
 	rt->m->hook = rh_reply_hook;
 	rt->hook = rh_connect_hook;
 	st->locked = true;
-	st->connect_ret = -EIO;
+	st->connect_ret = -EIO;	/* stays if the handler does not connect */
 	kiwi_rt_addr(&dst, AF_INET, "127.0.0.1", 7471);
-	id = kiwi_rt_id(rt);
-	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
-						(struct sockaddr *)&dst, 1000),
-			0);
-	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 1));
-	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, 1000), 0);
-	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 3));
-	KUNIT_EXPECT_EQ(test, st->connect_ret, 0);
-	r = kiwi_rt_rec(rt, 2);
-	KUNIT_EXPECT_EQ(test, r.event, RDMA_CM_EVENT_ESTABLISHED);
-	kiwi_rt_destroy(rt, id);
+	kiwi_rt_destroy(rt, rh_connect_once(test, rt, &dst));
 
 	rt->hook = NULL;
 	id = kiwi_rt_resolved(rt, AF_INET);
