@@ -91,6 +91,7 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp,lib/kiwi}
 cp /bin/busybox "$root/bin/busybox"
 install -m 0755 "$top/scripts/demo-init" "$root/init"
+install -m 0644 "$top/tests/vm/testnet.sh" "$root/etc/kiwi-testnet.sh"
 for m in iw_cm/kiwi_iwcm rdma_cm/kiwi_rdmacm drivers/softiw/kiwi_softiw \
 	samples/kiwi_sample_conn samples/kiwi_sample_server \
 	samples/kiwi_sample_client; do

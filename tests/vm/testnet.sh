@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced by the /init of kiwi's VMs (tests/vm/init, bench/vm-init).
+# Sourced by the /init of kiwi's VMs (tests/vm/init, bench/vm-init,
+# scripts/demo-init).
 #
 # The test network (tests/lib/net.c): a peer namespace, held open by a
 # sleeping process whose pid goes to /run/kiwi-peer.pid, and a veth pair,
