@@ -1129,6 +1129,41 @@ bool kiwi_softiw_qp_in_setup(struct kiwi_qp *qp)
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_in_setup);
 
 /**
+ * kiwi_softiw_qp_dead_peer() - the dead-peer settings of a QP's
+ *	connection, for tests
+ * @qp: the QP
+ * @plan: set to the settings of its socket
+ *
+ * Context: process context, may sleep.
+ * Return: true if the QP is bound to an endpoint with a socket that has
+ * keepalive on.
+ */
+bool kiwi_softiw_qp_dead_peer(struct kiwi_qp *qp,
+			      struct softiw_dead_peer *plan)
+{
+	struct softiw_qp *sqp = softiw_qp(qp);
+	struct softiw_cep *cep;
+	unsigned long flags;
+	bool on = false;
+
+	might_sleep();
+	spin_lock_irqsave(&sqp->lock, flags);
+	cep = sqp->cep;
+	if (cep)
+		refcount_inc(&cep->ref);
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	if (!cep)
+		return false;
+	mutex_lock(&cep->lock);
+	if (cep->sock)
+		on = softiw_sock_dead_peer_of(cep->sock, plan);
+	mutex_unlock(&cep->lock);
+	softiw_cep_put(cep);
+	return on;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_dead_peer);
+
+/**
  * softiw_cep_close_pending() - drop a connection still waiting for its
  *	MPA request because its listener is going away
  * @cep: the endpoint; the caller holds a reference

@@ -4,9 +4,11 @@
  * device's netdev, their callbacks (which only queue work: they run in
  * softirq context and must not sleep), and non-blocking send and receive.
  */
+#include <kunit/visibility.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/net.h>
+#include <linux/random.h>
 #include <linux/tcp.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
@@ -120,25 +122,86 @@ void softiw_sock_watch_space(struct socket *sock,
 }
 
 /**
+ * kiwi_softiw_dead_peer_plan() - the keepalive schedule of one connection
+ * @ms: how long the peer may stay silent, ms, not 0
+ * @rnd: a random number: where the first probe falls
+ * @plan: set to the schedule
+ *
+ * The first keepalive probe comes after a silence of between a third and
+ * five sixths of @ms (in whole seconds, rounded up), drawn from @rnd, so
+ * that connections opened together do not probe together: TCP's timer
+ * wheel fires all keepalive timers of a bucket (2 s wide for timers 20 s
+ * ahead at HZ=250) in one softirq, and a burst of thousands of probes
+ * overflows a CPU's receive backlog on a veth or loopback path, dropping
+ * other packets with it. A live peer's answer restarts the silence, so
+ * a connection sends one probe per idle time. If the peer answers
+ * nothing, a second probe follows at the interval, and a second interval
+ * later, between @ms and a second after it, the user timeout ends the
+ * connection. Past TCP's limits on the idle time and the interval (about
+ * 9 h each) the end comes later.
+ *
+ * Context: any context.
+ */
+void kiwi_softiw_dead_peer_plan(unsigned int ms, u32 rnd,
+				struct softiw_dead_peer *plan)
+{
+	unsigned int secs = max(ms / 1000 + !!(ms % 1000), 1U);
+	unsigned int lo = secs / 3, span = secs * 5 / 6 - lo;
+	unsigned int idle = lo + (span ? rnd % span : 0);
+
+	idle = clamp_t(unsigned int, idle, 1, MAX_TCP_KEEPIDLE);
+	plan->idle_s = idle;
+	plan->intvl_s = clamp_t(unsigned int,
+				DIV_ROUND_UP(secs - min(idle, secs), 2), 1,
+				MAX_TCP_KEEPINTVL);
+	plan->timeout_ms = min_t(unsigned int, ms, INT_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_dead_peer_plan);
+
+/**
  * softiw_sock_dead_peer() - give up on a peer that stops answering
  * @sock: an established socket
  * @ms: how long the peer may stay silent; 0 leaves TCP's defaults
  *
- * Keepalive probes start after a third of @ms of silence, one every
- * third of @ms; TCP's user timeout of @ms ends the connection with
- * ETIMEDOUT when neither probes, data nor window probes are answered.
+ * Turns on TCP keepalive with the schedule of
+ * kiwi_softiw_dead_peer_plan(), and a TCP user timeout of @ms: the
+ * connection ends with ETIMEDOUT when neither probes, data nor window
+ * probes are answered for that long.
+ *
+ * Context: process context, may sleep.
  */
 void softiw_sock_dead_peer(struct socket *sock, unsigned int ms)
 {
-	int secs = clamp_t(unsigned int, ms / 3000, 1, MAX_TCP_KEEPIDLE);
+	struct softiw_dead_peer plan;
 
 	if (!ms)
 		return;
+	kiwi_softiw_dead_peer_plan(ms, get_random_u32(), &plan);
 	sock_set_keepalive(sock->sk);
-	tcp_sock_set_keepidle(sock->sk, secs);
-	tcp_sock_set_keepintvl(sock->sk, min(secs, MAX_TCP_KEEPINTVL));
+	tcp_sock_set_keepidle(sock->sk, plan.idle_s);
+	tcp_sock_set_keepintvl(sock->sk, plan.intvl_s);
 	tcp_sock_set_keepcnt(sock->sk, 3);
-	tcp_sock_set_user_timeout(sock->sk, min_t(unsigned int, ms, INT_MAX));
+	tcp_sock_set_user_timeout(sock->sk, plan.timeout_ms);
+}
+
+/**
+ * softiw_sock_dead_peer_of() - the dead-peer settings of a socket
+ * @sock: the socket
+ * @plan: set to its keepalive idle time and interval, s, and its user
+ *	timeout, ms
+ *
+ * Context: any context; the caller keeps @sock alive.
+ * Return: true if keepalive is on.
+ */
+bool softiw_sock_dead_peer_of(struct socket *sock,
+			      struct softiw_dead_peer *plan)
+{
+	const struct tcp_sock *tp = tcp_sk(sock->sk);
+
+	plan->idle_s = READ_ONCE(tp->keepalive_time) / HZ;
+	plan->intvl_s = READ_ONCE(tp->keepalive_intvl) / HZ;
+	plan->timeout_ms = READ_ONCE(inet_csk(sock->sk)->icsk_user_timeout);
+	return sock_flag(sock->sk, SOCK_KEEPOPEN);
 }
 
 /**

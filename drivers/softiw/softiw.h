@@ -319,6 +319,19 @@ bool softiw_sq_has_read(struct softiw_qp *sqp);
 int softiw_sq_sent(struct softiw_qp *sqp, struct softiw_wqe *wqe);
 int softiw_sq_read_done(struct softiw_qp *sqp, struct softiw_wqe *wqe);
 enum kiwi_qp_state softiw_qp_state(struct softiw_qp *sqp);
+
+/**
+ * struct softiw_dead_peer - how a connection finds a silent peer
+ * @idle_s: silence before the first keepalive probe, s
+ * @intvl_s: time between probes, s
+ * @timeout_ms: TCP user timeout, ms
+ */
+struct softiw_dead_peer {
+	unsigned int idle_s;
+	unsigned int intvl_s;
+	unsigned int timeout_ms;
+};
+
 enum kiwi_qp_state kiwi_softiw_qp_state(struct kiwi_qp *qp);
 u16 kiwi_softiw_qp_mulpdu(struct kiwi_qp *qp);
 u64 kiwi_softiw_qp_tx_fpdus(struct kiwi_qp *qp);
@@ -327,6 +340,12 @@ bool kiwi_softiw_qp_in_setup(struct kiwi_qp *qp);
 u64 kiwi_softiw_qp_rx_busy(struct kiwi_qp *qp);
 bool kiwi_softiw_qp_terminate(struct kiwi_qp *qp, u32 *ctrl);
 void kiwi_softiw_qp_depths(struct kiwi_qp *qp, u16 *ird, u16 *ord);
+bool kiwi_softiw_qp_dead_peer(struct kiwi_qp *qp,
+			      struct softiw_dead_peer *plan);
+
+/* socket.c */
+void kiwi_softiw_dead_peer_plan(unsigned int ms, u32 rnd,
+				struct softiw_dead_peer *plan);
 
 /* cq.c */
 struct kiwi_cq *softiw_create_cq(struct kiwi_device *kdev, u32 cqe);

@@ -865,6 +865,92 @@ static void dp_dead_peer(struct kunit *test)
 	cmt_teardown(d->t);
 }
 
+/* When the user timeout of @plan ends a connection with a silent peer, s. */
+static unsigned int dpt_dead_peer_end(const struct softiw_dead_peer *plan)
+{
+	unsigned int t = plan->idle_s;
+
+	/* A probe at idle_s, then a check at every interval after it. */
+	do {
+		t += plan->intvl_s;
+	} while ((u64)t * 1000 < plan->timeout_ms);
+	return t;
+}
+
+static const unsigned int dpt_dead_peer_ms[] = {
+	1000, 1500, 2000, 3000, 10000, 60000, 60500, 600000,
+};
+
+static void dpt_dead_peer_ms_desc(const unsigned int *ms, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "dead_peer_ms=%u", *ms);
+}
+
+KUNIT_ARRAY_PARAM(dpt_dead_peer_ms, dpt_dead_peer_ms, dpt_dead_peer_ms_desc);
+
+/*
+ * Whatever the random draw, a silent peer ends the connection between
+ * dead_peer_ms and a second after it, a live one is probed at most once
+ * every third of dead_peer_ms, and the first probes of connections
+ * opened together spread over at least a third of it (a burst of
+ * probes overflows the receive backlog of a veth pair).
+ */
+static void dp_dead_peer_plan(struct kunit *test)
+{
+	const unsigned int *ms = test->param_value;
+	unsigned int secs = DIV_ROUND_UP(*ms, 1000);
+	unsigned int lo = UINT_MAX, hi = 0, end;
+	struct softiw_dead_peer plan;
+	u32 i;
+
+	for (i = 0; i < 256; i++) {
+		kiwi_softiw_dead_peer_plan(*ms, i * 2654435761U, &plan);
+		KUNIT_EXPECT_EQ(test, plan.timeout_ms, *ms);
+		KUNIT_EXPECT_GE(test, plan.idle_s, max(secs / 3, 1U));
+		KUNIT_EXPECT_GE(test, plan.intvl_s, 1U);
+		end = dpt_dead_peer_end(&plan);
+		KUNIT_EXPECT_LE(test, end, secs + 1);
+		lo = min(lo, plan.idle_s);
+		hi = max(hi, plan.idle_s);
+	}
+	KUNIT_EXPECT_GE(test, hi - lo, secs >= 6 ? secs / 3 : 0);
+}
+
+/*
+ * Both ends of every connection probe on their own schedule: four
+ * sockets with dead_peer_ms at 600 s (300 possible first probes) do not
+ * all share one. dead_peer_ms=0 leaves keepalive off.
+ */
+static void dp_dead_peer_sockets(struct kunit *test)
+{
+	struct softiw_dead_peer plan[4], *p = plan;
+	unsigned int conn, side, same = 0;
+	struct kiwi_qp *qp;
+	struct dpt *d;
+
+	cmt_param(test, "dead_peer_ms", "600000");
+	for (conn = 0; conn < 2; conn++) {
+		d = dpt_setup(test, 23214 + conn, 16, 4, 4);
+		dpt_connect(d);
+		for (side = 0; side < 2; side++, p++) {
+			qp = d->s[side].qp;
+			KUNIT_ASSERT_TRUE(test, kiwi_softiw_qp_dead_peer(qp, p));
+			KUNIT_EXPECT_EQ(test, p->timeout_ms, 600000U);
+			KUNIT_EXPECT_GE(test, p->idle_s, 200U);
+			KUNIT_EXPECT_LE(test, p->idle_s, 500U);
+			KUNIT_EXPECT_LE(test, dpt_dead_peer_end(p), 601U);
+			same += p->idle_s == plan[0].idle_s;
+		}
+	}
+	KUNIT_EXPECT_LT(test, same, 4U);
+
+	cmt_param(test, "dead_peer_ms", "0");
+	d = dpt_setup(test, 23216, 16, 4, 4);
+	dpt_connect(d);
+	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_dead_peer(d->s[0].qp, plan));
+	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_dead_peer(d->s[1].qp, plan));
+}
+
 /*
  * A QP destroyed while its connection still pins it never reaches its CQ
  * again, so the ULP may destroy the CQ at once: the flush the connection
@@ -1867,6 +1953,8 @@ static struct kunit_case dp_cases[] = {
 	KUNIT_CASE(dp_destroy_in_flight),
 	KUNIT_CASE(dp_graceful_drains),
 	KUNIT_CASE(dp_dead_peer),
+	KUNIT_CASE_PARAM(dp_dead_peer_plan, dpt_dead_peer_ms_gen_params),
+	KUNIT_CASE(dp_dead_peer_sockets),
 	KUNIT_CASE(dp_destroyed_qp_leaves_cq),
 	{}
 };
