@@ -19,8 +19,10 @@
 #      KIWI_BENCH_ROUNDS     rounds with and without idle connections or
 #                            extra listeners, KIWI_BENCH_N / rounds
 #                            connections each (default 5)
-#      KIWI_BENCH_SETTLE     seconds idle connections are open before the
-#                            rounds with them (default 25)
+#      KIWI_BENCH_SETTLE     seconds from the start of the hold of idle
+#                            connections to the rounds with them
+#                            (default 40: softiw's first keepalives come
+#                            20-50 s after a connection opens)
 #      KIWI_BENCH_KEEPALIVE_AB  1: kiwi's idle rounds once more without
 #                            softiw's keepalive (default 0)
 #      KIWI_BENCH_STACKS     stacks to measure (default "tcp kiwi linux")
@@ -68,7 +70,7 @@ BENCH_IDLE=${KIWI_BENCH_IDLE:-10000}
 BENCH_LISTENERS=${KIWI_BENCH_LISTENERS:-1024}
 BENCH_ROUNDS=${KIWI_BENCH_ROUNDS:-5}
 BENCH_MAIN_ROUNDS=${KIWI_BENCH_MAIN_ROUNDS:-3}
-BENCH_SETTLE=${KIWI_BENCH_SETTLE:-25}
+BENCH_SETTLE=${KIWI_BENCH_SETTLE:-40}
 BENCH_KEEPALIVE_AB=${KIWI_BENCH_KEEPALIVE_AB:-0}
 BENCH_STACKS="${KIWI_BENCH_STACKS:-tcp kiwi linux}"
 CONF
