@@ -1094,6 +1094,20 @@ unsigned long kiwi_softiw_idle_connect_steps(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_idle_connect_steps);
 
+/* The endpoint a QP is bound to, with a reference, or NULL. */
+static struct softiw_cep *softiw_qp_get_cep(struct softiw_qp *sqp)
+{
+	struct softiw_cep *cep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	cep = sqp->cep;
+	if (cep)
+		refcount_inc(&cep->ref);
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	return cep;
+}
+
 /**
  * kiwi_softiw_qp_in_setup() - does a QP's connection still hold the
  *	state of connection setup? For tests
@@ -1107,17 +1121,10 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_idle_connect_steps);
  */
 bool kiwi_softiw_qp_in_setup(struct kiwi_qp *qp)
 {
-	struct softiw_qp *sqp = softiw_qp(qp);
-	struct softiw_cep *cep;
-	unsigned long flags;
+	struct softiw_cep *cep = softiw_qp_get_cep(softiw_qp(qp));
 	bool setup;
 
 	might_sleep();
-	spin_lock_irqsave(&sqp->lock, flags);
-	cep = sqp->cep;
-	if (cep)
-		refcount_inc(&cep->ref);
-	spin_unlock_irqrestore(&sqp->lock, flags);
 	if (!cep)
 		return false;
 	mutex_lock(&cep->lock);
@@ -1141,17 +1148,10 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_in_setup);
 bool kiwi_softiw_qp_dead_peer(struct kiwi_qp *qp,
 			      struct softiw_dead_peer *plan)
 {
-	struct softiw_qp *sqp = softiw_qp(qp);
-	struct softiw_cep *cep;
-	unsigned long flags;
+	struct softiw_cep *cep = softiw_qp_get_cep(softiw_qp(qp));
 	bool on = false;
 
 	might_sleep();
-	spin_lock_irqsave(&sqp->lock, flags);
-	cep = sqp->cep;
-	if (cep)
-		refcount_inc(&cep->ref);
-	spin_unlock_irqrestore(&sqp->lock, flags);
 	if (!cep)
 		return false;
 	mutex_lock(&cep->lock);
