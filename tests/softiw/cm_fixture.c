@@ -415,6 +415,98 @@ static const struct cmt_rec *cmt_find(struct cmt *t, u8 event,
 }
 
 /**
+ * struct cmt_detach - an interface attached by a test, detached after it
+ * @net: its namespace
+ * @ifname: its name
+ */
+struct cmt_detach {
+	struct net *net;
+	const char *ifname;
+};
+
+static void cmt_detach_res(struct kunit_resource *res)
+{
+	struct cmt_detach *d = res->data;
+
+	kiwi_softiw_detach_in(d->net, d->ifname);
+}
+
+/**
+ * cmt_setup_in() - a fixture on the softiw device of a netdev of the
+ *	test network (kv0 or kv1)
+ * @test: the test
+ * @net: the netdev's namespace, pinned for the whole case
+ * @ifname: the netdev; softiw is attached to it here and detached after
+ *	the fixture is released
+ * @devname: the softiw device's name
+ * @port: TCP port of the fixture's listener
+ *
+ * Return: the fixture.
+ */
+struct cmt *cmt_setup_in(struct kunit *test, struct net *net,
+			 const char *ifname, const char *devname, u16 port)
+{
+	struct cmt_detach *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	struct cmt *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->net = net;
+	d->ifname = ifname;
+	KUNIT_ASSERT_EQ(test, kiwi_softiw_attach_in(net, ifname), 0);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 cmt_detach_res,
+							 GFP_KERNEL, d));
+	t = cmt_setup(test, port);
+	kiwi_destroy_cq(t->cq);
+	kiwi_device_put(t->dev);
+	t->cq = NULL;
+	t->dev = kiwi_device_get_by_name(devname);
+	KUNIT_ASSERT_NOT_NULL(test, t->dev);
+	t->cq = kiwi_create_cq(t->dev, 16, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq));
+	return t;
+}
+
+/**
+ * cmt_connect_veth() - connect across the veth pair
+ * @ta: the fixture on kv0, the active side
+ * @qa: its QP
+ * @tb: the fixture on kv1, which listens on its port
+ * @qb: the QP its side accepts with
+ *
+ * Return: the active id; the passive one is @tb's CONNECT_REQUEST.
+ */
+struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct kiwi_qp *qa,
+				    struct cmt *tb, struct kiwi_qp *qb)
+{
+	struct kiwi_conn_param cp = { .ird = 4, .ord = 4, .qpn = qa->qpn };
+	struct kunit *test = ta->test;
+	struct kiwi_cm_id *l, *a;
+	const struct cmt_rec *r;
+	struct sockaddr_in *sin;
+
+	l = cmt_id_on(tb, tb->dev);
+	cmt_any_addr(&l->local_addr, tb->port);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(l, 8), 0);
+	a = cmt_id_on(ta, ta->dev);
+	sin = (struct sockaddr_in *)&a->remote_addr;
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(tb->port);
+	sin->sin_addr.s_addr = htonl(0xc6120002);	/* 198.18.0.2 */
+	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(a, &cp), 0);
+	r = cmt_wait(tb, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	cp.qpn = qb->qpn;
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(r->id, &cp), 0);
+	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(tb, KIWI_CM_EVENT_ESTABLISHED,
+					     r->id));
+	r = cmt_wait(ta, KIWI_CM_EVENT_CONNECT_REPLY, a);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, r->status, 0);
+	return a;
+}
+
+/**
  * cmt_wait() - wait for an event
  * @t: the fixture
  * @event: its type

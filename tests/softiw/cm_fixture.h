@@ -94,6 +94,10 @@ struct cmt {
 int cmt_suite_init(struct kunit_suite *suite);
 void cmt_suite_exit(struct kunit_suite *suite);
 struct cmt *cmt_setup(struct kunit *test, u16 port);
+struct cmt *cmt_setup_in(struct kunit *test, struct net *net,
+			 const char *ifname, const char *devname, u16 port);
+struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct kiwi_qp *qa,
+				    struct cmt *tb, struct kiwi_qp *qb);
 void cmt_teardown(struct cmt *t);
 void cmt_release(struct cmt *t);
 struct kiwi_cm_id *cmt_listen(struct cmt *t);

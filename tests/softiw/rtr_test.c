@@ -318,52 +318,6 @@ static void rtr_pair(struct kunit *test)
 
 /* ---- two softiw ends across namespaces: kv0 to kv1 ---- */
 
-/**
- * struct rtr_detach - an interface attached by a test, detached after it
- * @net: its namespace
- * @ifname: its name
- */
-struct rtr_detach {
-	struct net *net;
-	const char *ifname;
-};
-
-static void rtr_detach_res(struct kunit_resource *res)
-{
-	struct rtr_detach *d = res->data;
-
-	kiwi_softiw_detach_in(d->net, d->ifname);
-}
-
-/*
- * A fixture whose device is the softiw device of @ifname in @net (a
- * namespace pinned for the whole case); attached here, detached after
- * the fixture is released.
- */
-static struct cmt *rtr_fixture_in(struct kunit *test, struct net *net,
-				  const char *ifname, const char *devname)
-{
-	struct rtr_detach *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
-	struct cmt *t;
-
-	KUNIT_ASSERT_NOT_NULL(test, d);
-	d->net = net;
-	d->ifname = ifname;
-	KUNIT_ASSERT_EQ(test, kiwi_softiw_attach_in(net, ifname), 0);
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
-							 rtr_detach_res,
-							 GFP_KERNEL, d));
-	t = cmt_setup(test, 24100);
-	kiwi_destroy_cq(t->cq);
-	kiwi_device_put(t->dev);
-	t->cq = NULL;
-	t->dev = kiwi_device_get_by_name(devname);
-	KUNIT_ASSERT_NOT_NULL(test, t->dev);
-	t->cq = kiwi_create_cq(t->dev, 16, NULL, NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq));
-	return t;
-}
-
 static const int rtr_types[] = { RTR_WRITE, RTR_READ, RTR_SEND };
 
 static void rtr_type_desc(const int *type, char *desc)
@@ -382,18 +336,14 @@ static void rtr_veth(struct kunit *test)
 {
 	const int *type = test->param_value;
 	struct net *peer = kiwi_test_peer_net(test);
-	struct kiwi_conn_param cp = { .ird = 4, .ord = 4 };
-	struct cmt *ta, *tb;
-	struct kiwi_cm_id *l, *a;
-	const struct cmt_rec *r;
 	struct kiwi_mr *ma, *mb;
 	struct kiwi_qp *qa, *qb;
-	struct sockaddr_in *sin;
+	struct cmt *ta, *tb;
 	u8 *ba, *bb;
 
 	rtr_set_type(test, *type);
-	ta = rtr_fixture_in(test, &init_net, "kv0", "softiw_kv0");
-	tb = rtr_fixture_in(test, peer, "kv1", "softiw_kv1");
+	ta = cmt_setup_in(test, &init_net, "kv0", "softiw_kv0", 24100);
+	tb = cmt_setup_in(test, peer, "kv1", "softiw_kv1", 24100);
 	ba = cmt_buf(ta, 128);
 	bb = cmt_buf(tb, 128);
 	memcpy(ba + 64, "ping", 4);
@@ -407,25 +357,7 @@ static void rtr_veth(struct kunit *test)
 	rtr_post_recv(test, qa, ma, 1, 0);
 	rtr_post_recv(test, qb, mb, 2, 0);
 
-	l = cmt_id_on(tb, tb->dev);
-	cmt_any_addr(&l->local_addr, tb->port);
-	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(l, 8), 0);
-	a = cmt_id_on(ta, ta->dev);
-	sin = (struct sockaddr_in *)&a->remote_addr;
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(tb->port);
-	sin->sin_addr.s_addr = htonl(0xc6120002);	/* 198.18.0.2 */
-	cp.qpn = qa->qpn;
-	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(a, &cp), 0);
-	r = cmt_wait(tb, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	cp.qpn = qb->qpn;
-	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(r->id, &cp), 0);
-	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(tb, KIWI_CM_EVENT_ESTABLISHED,
-					     r->id));
-	r = cmt_wait(ta, KIWI_CM_EVENT_CONNECT_REPLY, a);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_ASSERT_EQ(test, r->status, 0);
+	cmt_connect_veth(ta, qa, tb, qb);
 
 	rtr_post_send(test, qa, ma, 3, 64, 4);
 	rtr_expect_wc(ta, 3, 0);
