@@ -12,11 +12,15 @@
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/ktime.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "cm_fixture.h"
+#include "kiwi_test.h"
 #include "softiw.h"
 
 #define DPT_DDP_HDR	18	/* untagged DDP header, in a ULPDU */
@@ -949,6 +953,76 @@ static void dp_dead_peer_sockets(struct kunit *test)
 	dpt_connect(d);
 	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_dead_peer(d->s[0].qp, plan));
 	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_dead_peer(d->s[1].qp, plan));
+}
+
+static void dpt_link_up_res(struct kunit_resource *res)
+{
+	struct net_device *dev = res->data;
+
+	rtnl_lock();
+	dev_change_flags(dev, dev->flags | IFF_UP, NULL);
+	rtnl_unlock();
+	dev_put(dev);
+}
+
+/* Take @ifname of @net down, without telling kiwi; up again after @test. */
+static void dpt_link_down(struct kunit *test, struct net *net,
+			  const char *ifname)
+{
+	struct net_device *dev = dev_get_by_name(net, ifname);
+	void *held;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	held = kunit_alloc_resource(test, NULL, dpt_link_up_res, GFP_KERNEL,
+				    dev);
+	if (!held)
+		dev_put(dev);
+	KUNIT_ASSERT_NOT_NULL(test, held);
+	rtnl_lock();
+	ret = dev_change_flags(dev, dev->flags & ~IFF_UP, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, ret, 0);
+}
+
+/*
+ * An idle connection whose peer goes silent (kv1's link down in the peer
+ * namespace, nothing sent, kiwi not told) ends with CLOSE(-ETIMEDOUT)
+ * through keepalive, between dead_peer_ms and a second after it: at
+ * 3000 ms the schedule is fixed (probes at 1 s and 2 s, the end at 3 s).
+ */
+static void dp_dead_peer_idle(struct kunit *test)
+{
+	struct net *peer = kiwi_test_peer_net(test);
+	const struct cmt_rec *r;
+	struct kiwi_qp *qa, *qb;
+	struct cmt *ta, *tb;
+	struct kiwi_cm_id *a;
+	ktime_t t0;
+	s64 ms;
+
+	cmt_param(test, "dead_peer_ms", "3000");
+	ta = cmt_setup_in(test, &init_net, "kv0", "softiw_kv0", 24120);
+	tb = cmt_setup_in(test, peer, "kv1", "softiw_kv1", 24120);
+	cmt_qp(ta);
+	qa = ta->qps[ta->nqps - 1];
+	cmt_qp(tb);
+	qb = tb->qps[tb->nqps - 1];
+	a = cmt_connect_veth(ta, qa, tb, qb);
+
+	dpt_link_down(test, peer, "kv1");
+	t0 = ktime_get();
+	r = cmt_wait(ta, KIWI_CM_EVENT_CLOSE, a);
+	ms = ktime_ms_delta(ktime_get(), t0);
+	kunit_info(test, "CLOSE: %lld ms after the link went down\n", ms);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, r, "no CLOSE %lld ms after link down",
+				  ms);
+	KUNIT_EXPECT_EQ(test, r->status, -ETIMEDOUT);
+	KUNIT_EXPECT_GE(test, ms, 2500);
+	KUNIT_EXPECT_LE(test, ms, 4500);
+	KUNIT_EXPECT_EQ(test, cmt_count(ta, KIWI_CM_EVENT_DISCONNECT), 0);
+	cmt_release(ta);
+	cmt_teardown(tb);
 }
 
 /*
@@ -1955,6 +2029,7 @@ static struct kunit_case dp_cases[] = {
 	KUNIT_CASE(dp_dead_peer),
 	KUNIT_CASE_PARAM(dp_dead_peer_plan, dpt_dead_peer_ms_gen_params),
 	KUNIT_CASE(dp_dead_peer_sockets),
+	KUNIT_CASE(dp_dead_peer_idle),
 	KUNIT_CASE(dp_destroyed_qp_leaves_cq),
 	{}
 };

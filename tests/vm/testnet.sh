@@ -7,7 +7,8 @@
 # The test network (tests/lib/net.c): a peer namespace, held open by a
 # sleeping process whose pid goes to /run/kiwi-peer.pid, and a veth pair,
 # kv0 here and kv1 there. IPv6 duplicate address detection is off in both
-# namespaces so that the addresses are usable at once.
+# namespaces so that the addresses are usable at once; kv1 keeps its IPv6
+# address when a test takes it down (a silent peer) and up again.
 peer=
 in_peer() {
 	nsenter -n -t "$peer" "$@"
@@ -22,6 +23,7 @@ testnet() {
 	mkdir -p /run && echo "$peer" >/run/kiwi-peer.pid
 	in_peer sysctl -qw net.ipv6.conf.all.accept_dad=0 &&
 	in_peer sysctl -qw net.ipv6.conf.default.accept_dad=0 &&
+	in_peer sysctl -qw net.ipv6.conf.all.keep_addr_on_down=1 &&
 	in_peer ip link set lo up || return 2
 	# busybox names the other end veth0
 	ip link add kv0 type veth && ip link set veth0 name kv1 &&
