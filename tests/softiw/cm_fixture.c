@@ -482,7 +482,6 @@ struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct kiwi_qp *qa,
 	struct kiwi_conn_param cp = { .ird = 4, .ord = 4, .qpn = qa->qpn };
 	struct kunit *test = ta->test;
 	struct kiwi_cm_id *l, *a;
-	const struct cmt_rec *r;
 	struct sockaddr_in *sin;
 
 	l = cmt_id_on(tb, tb->dev);
@@ -494,16 +493,35 @@ struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct kiwi_qp *qa,
 	sin->sin_port = htons(tb->port);
 	sin->sin_addr.s_addr = htonl(0xc6120002);	/* 198.18.0.2 */
 	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(a, &cp), 0);
+	cmt_accept(ta, a, tb, qb);
+	return a;
+}
+
+/**
+ * cmt_accept() - accept the request of @a and wait for both ends to be up
+ * @ta: the active side's fixture
+ * @a: the active id, whose connect was called
+ * @tb: the passive side's fixture, which got the request
+ * @qb: the QP the passive side accepts with (IRD and ORD 4)
+ *
+ * Return: @a's CONNECT_REPLY, status 0.
+ */
+const struct cmt_rec *cmt_accept(struct cmt *ta, struct kiwi_cm_id *a,
+				 struct cmt *tb, struct kiwi_qp *qb)
+{
+	struct kiwi_conn_param cp = { .ird = 4, .ord = 4, .qpn = qb->qpn };
+	struct kunit *test = ta->test;
+	const struct cmt_rec *r;
+
 	r = cmt_wait(tb, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	cp.qpn = qb->qpn;
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(r->id, &cp), 0);
 	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(tb, KIWI_CM_EVENT_ESTABLISHED,
 					     r->id));
 	r = cmt_wait(ta, KIWI_CM_EVENT_CONNECT_REPLY, a);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_EQ(test, r->status, 0);
-	return a;
+	return r;
 }
 
 /**

@@ -98,6 +98,8 @@ struct cmt *cmt_setup_in(struct kunit *test, struct net *net,
 			 const char *ifname, const char *devname, u16 port);
 struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct kiwi_qp *qa,
 				    struct cmt *tb, struct kiwi_qp *qb);
+const struct cmt_rec *cmt_accept(struct cmt *ta, struct kiwi_cm_id *a,
+				 struct cmt *tb, struct kiwi_qp *qb);
 void cmt_teardown(struct cmt *t);
 void cmt_release(struct cmt *t);
 struct kiwi_cm_id *cmt_listen(struct cmt *t);

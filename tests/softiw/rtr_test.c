@@ -268,7 +268,6 @@ static void rtr_pair(struct kunit *test)
 {
 	const struct rtr_pair_case *c = test->param_value;
 	struct cmt *t = cmt_setup(test, 24000 + (c - rtr_pair_cases));
-	struct kiwi_conn_param cp = { .ird = 4, .ord = 4 };
 	struct kiwi_qp *qa, *qb;
 	struct kiwi_mr *mr;
 	struct kiwi_cm_id *a;
@@ -291,15 +290,7 @@ static void rtr_pair(struct kunit *test)
 
 	cmt_listen(t);
 	a = cmt_connect_qp(t, "p2p", t->port, qa->qpn);
-	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	cp.qpn = qb->qpn;
-	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(r->id, &cp), 0);
-	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
-					     r->id));
-	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_ASSERT_EQ(test, r->status, 0);
+	r = cmt_accept(t, a, t, qb);
 	CMT_EXPECT_MEM(test, r->pd, "", 0);
 	/* Both ends are up: their setup state (MPA, RTR buffers) is freed. */
 	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_in_setup(qa));
