@@ -29,6 +29,8 @@
 #      KIWI_BENCH_TIMEOUT    seconds the VM may run (default 3600)
 #      KIWI_BENCH_PROFILE    1: the profiling kernel, tests/bench.config plus
 #                            tests/profile.config (flavour "profile")
+#      KIWI_BENCH_APPEND     more kernel command line for the VM, for A/B
+#                            runs of boot options (e.g. "tsc=reliable")
 #      KIWI_BENCH_SCRIPT     a shell file the VM sources after its setup
 #                            instead of the standard scenarios (e.g.
 #                            bench/profile.sh); its KIWI- lines are printed
@@ -80,12 +82,20 @@ fi
 find "$out" -name 'kiwi_*.ko' -exec cp {} "$root/lib/kiwi/" \;
 # Linux's RDMA modules, with modules.dep for busybox modprobe.
 cp -a "$kdir/modroot/lib/modules" "$root/lib/"
-# iproute2's rdma tool, with the shared libraries it links.
+# A host binary, with the shared libraries it links.
+copy_bin() {
+	for f in "$1" $(ldd "$1" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+	done
+}
 rdma=$(command -v rdma) || die "iproute2's rdma tool not found"
-for f in "$rdma" $(ldd "$rdma" | grep -o '/[^ ]*'); do
-	mkdir -p "$root$(dirname "$f")"
-	cp -L "$f" "$root$f"
-done
+copy_bin "$rdma"
+# The profiling VM gets the host's perf if there is one: its cpu-clock
+# sampling needs no PMU, which TCG does not emulate.
+if [ "$flavour" = profile ] && perf=$(command -v perf); then
+	copy_bin "$perf"
+fi
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$vm/initramfs.cpio.gz"
 echo "ok"
 
@@ -95,7 +105,7 @@ rm -f "$vm/console.log" "$vm/results.log" "$vm/cpu.log"
 timeout "${KIWI_BENCH_TIMEOUT:-3600}" qemu-system-x86_64 -accel tcg -smp 2 \
 	-m 3072 -nic none -no-reboot -display none -monitor none \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$vm/initramfs.cpio.gz" \
-	-append "console=ttyS0 loglevel=4 panic=-1" \
+	-append "console=ttyS0 loglevel=4 panic=-1 ${KIWI_BENCH_APPEND:-}" \
 	-chardev file,id=con,path="$vm/console.log" -serial chardev:con \
 	-chardev file,id=res,path="$vm/results.log" -serial chardev:res &
 qemu=$!
