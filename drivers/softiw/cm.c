@@ -58,6 +58,8 @@ static struct kmem_cache *softiw_setup_cache;
 /* Steps of endpoints awaiting their request: by the listener, by their work. */
 static atomic_long_t softiw_request_steps_listener;
 static atomic_long_t softiw_request_steps_work;
+/* First steps the listener handed to the CPU the connection arrives on. */
+static atomic_long_t softiw_request_handoffs;
 /* Runs of an active endpoint's work before its Reply that changed nothing. */
 static atomic_long_t softiw_idle_connect_steps;
 
@@ -1038,6 +1040,21 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 	return cep;
 }
 
+/*
+ * The CPU @cep's packets last arrived on, if it is another online one
+ * than this: the CPU its first step belongs on.
+ */
+static int softiw_cep_elsewhere(struct softiw_cep *cep)
+{
+	int cpu = READ_ONCE(cep->sock->sk->sk_incoming_cpu);
+
+	lockdep_assert_held(&cep->lock);
+	if (cpu < 0 || cpu >= nr_cpu_ids || cpu == raw_smp_processor_id() ||
+	    !cpu_online(cpu))
+		return -1;
+	return cpu;
+}
+
 /**
  * softiw_cep_first_step() - read what a new passive endpoint received
  *	before its socket callbacks were its own
@@ -1049,18 +1066,37 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
  * not all there yet waits for its work, queued when more arrives; one
  * whose work ran meanwhile has moved on and is left alone.
  *
+ * An endpoint whose packets arrive on another CPU gets its work queued
+ * there instead. Each later hop of a connection runs where a packet or
+ * an upcall came in, so the CPU of the first step is where the whole
+ * connection goes on (the request's delivery, the ULP's accept, the
+ * Reply, and over a veth the peer's processing of it); the listener's
+ * work, one per listener, would otherwise gather every connection on
+ * its own CPU while the others idle (Documentation/performance.rst).
+ *
  * Context: process context, may sleep; not under the listener's lock (a
  * step takes it inside the endpoint's).
  */
 void softiw_cep_first_step(struct softiw_cep *cep)
 {
+	int cpu;
+
 	might_sleep();
 	mutex_lock(&cep->lock);
-	if (cep->state == SOFTIW_CEP_AWAIT_REQUEST) {
-		lockdep_assert_not_held(&cep->listener->lock);
-		atomic_long_inc(&softiw_request_steps_listener);
-		softiw_cep_step_request(cep);
+	if (cep->state != SOFTIW_CEP_AWAIT_REQUEST)
+		goto unlock;
+	lockdep_assert_not_held(&cep->listener->lock);
+	cpu = softiw_cep_elsewhere(cep);
+	if (cpu >= 0) {
+		atomic_long_inc(&softiw_request_handoffs);
+		refcount_inc(&cep->ref);
+		if (!queue_work_on(cpu, softiw_cm_wq, &cep->work))
+			softiw_cep_put(cep);
+		goto unlock;
 	}
+	atomic_long_inc(&softiw_request_steps_listener);
+	softiw_cep_step_request(cep);
+unlock:
 	mutex_unlock(&cep->lock);
 }
 
@@ -1079,6 +1115,19 @@ unsigned long kiwi_softiw_request_steps(bool listener)
 				&softiw_request_steps_work);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_request_steps);
+
+/**
+ * kiwi_softiw_request_handoffs() - first steps of passive endpoints the
+ *	listener queued on the CPU their packets arrive on, for tests
+ *
+ * Context: any context.
+ * Return: their number since the module loaded.
+ */
+unsigned long kiwi_softiw_request_handoffs(void)
+{
+	return atomic_long_read(&softiw_request_handoffs);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_request_handoffs);
 
 /**
  * kiwi_softiw_idle_connect_steps() - runs of active endpoints' work, before

@@ -323,6 +323,7 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 				      struct socket *sock);
 void softiw_cep_first_step(struct softiw_cep *cep);
 unsigned long kiwi_softiw_request_steps(bool listener);
+unsigned long kiwi_softiw_request_handoffs(void);
 unsigned long kiwi_softiw_idle_connect_steps(void);
 void softiw_cep_close_pending(struct softiw_cep *cep);
 void softiw_cep_request_close(struct softiw_cep *cep);

@@ -74,7 +74,9 @@ static struct softiw_cep *softiw_listener_next(struct softiw_listener *lst)
 /*
  * Each new endpoint's first step runs here, outside the listener's
  * lock: a Request that came with the handshake is read and delivered
- * without a wake-up of the endpoint's own work.
+ * without a wake-up of the endpoint's own work, unless the connection's
+ * packets arrive on another CPU, where the first step then goes
+ * (softiw_cep_first_step()).
  */
 static void softiw_listener_work(struct work_struct *work)
 {

@@ -10,6 +10,8 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/sched.h>
+#include <net/sock.h>
 #include <linux/string.h>
 
 #include "cm.h"
@@ -327,32 +329,109 @@ static void cm_expect_abc(struct cmt *t, struct socket *s)
 }
 
 /*
- * The Request is in the socket when the listener accepts it (the test
- * holds the listener's mutex while the client connects and sends): the
- * listener's work reads and delivers it, the endpoint's work never runs
- * for it.
+ * Move the test's thread to @cpu: over lo, what it sends is received on
+ * the CPU it sends from, so this chooses where the client's packets
+ * arrive. The case's thread ends with the case, and its affinity with it.
+ */
+static void cm_pin(struct kunit *test, unsigned int cpu)
+{
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)),
+			0);
+}
+
+/* Wait up to 1 s for the listener's socket to hold a connection. */
+static void cm_wait_accept_queue(struct kunit *test,
+				 struct softiw_listener *lst)
+{
+	int ms;
+
+	for (ms = 0; ms < 1000; ms += 20) {
+		if (READ_ONCE(lst->sock->sk->sk_ack_backlog))
+			return;
+		msleep(20);
+	}
+	KUNIT_FAIL(test, "no connection in the listener's accept queue");
+}
+
+/*
+ * Connect and send a whole Request while the test holds the listener's
+ * mutex, from @connect_cpu and then @send_cpu: the listener's work, queued
+ * where the handshake was received, accepts the connection once the
+ * mutex is free, with the Request in the socket.
+ */
+static void cm_request_held(struct cmt *t, struct softiw_listener *lst,
+			    struct socket *s, unsigned int connect_cpu,
+			    unsigned int send_cpu)
+{
+	int conn, sent = 0;
+
+	cm_pin(t->test, connect_cpu);
+	mutex_lock(&lst->lock);
+	conn = cmt_raw_connect_to(s, t->port);
+	if (!conn) {
+		cm_wait_accept_queue(t->test, lst);
+		cm_pin(t->test, send_cpu);
+		sent = cmt_raw_send(s, CM_REQ_ABC, CM_REQ_ABC_LEN);
+	}
+	mutex_unlock(&lst->lock);
+	KUNIT_ASSERT_EQ(t->test, conn, 0);
+	KUNIT_ASSERT_EQ(t->test, sent, CM_REQ_ABC_LEN);
+}
+
+/*
+ * The Request is in the socket when the listener accepts it, and came
+ * on the listener's CPU: the listener's work reads and delivers it, the
+ * endpoint's work never runs for it.
  */
 static void cm_request_with_accept(struct kunit *test)
 {
 	struct cmt *t = cmt_setup(test, 21093);
-	unsigned long by_lst, by_work;
+	unsigned int cpu = raw_smp_processor_id();
+	unsigned long by_lst, by_work, by_handoff;
 	struct softiw_listener *lst;
 	struct socket *s;
-	int conn, sent;
 
 	lst = cmt_listen(t)->provider_data;
 	s = cmt_raw_socket(test);
 	by_lst = kiwi_softiw_request_steps(true);
 	by_work = kiwi_softiw_request_steps(false);
-	mutex_lock(&lst->lock);
-	conn = cmt_raw_connect_to(s, t->port);
-	sent = conn ? 0 : cmt_raw_send(s, CM_REQ_ABC, CM_REQ_ABC_LEN);
-	mutex_unlock(&lst->lock);
-	KUNIT_ASSERT_EQ(test, conn, 0);
-	KUNIT_ASSERT_EQ(test, sent, CM_REQ_ABC_LEN);
+	by_handoff = kiwi_softiw_request_handoffs();
+	cm_request_held(t, lst, s, cpu, cpu);
 	cm_expect_abc(t, s);
 	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_steps(true) - by_lst, 1UL);
 	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_steps(false) - by_work, 0UL);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_handoffs() - by_handoff, 0UL);
+	cmt_teardown(t);
+}
+
+/*
+ * The handshake came on one CPU, the Request on another: the listener's
+ * work, on the first, hands the endpoint's first step to the second,
+ * where the endpoint's work reads and delivers the Request once.
+ */
+static void cm_request_handoff(struct kunit *test)
+{
+	unsigned long by_lst, by_work, by_handoff;
+	struct softiw_listener *lst;
+	unsigned int a, b;
+	struct socket *s;
+	struct cmt *t;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	a = cpumask_first(cpu_online_mask);
+	b = cpumask_next(a, cpu_online_mask);
+	t = cmt_setup(test, 21095);
+	lst = cmt_listen(t)->provider_data;
+	s = cmt_raw_socket(test);
+	by_lst = kiwi_softiw_request_steps(true);
+	by_work = kiwi_softiw_request_steps(false);
+	by_handoff = kiwi_softiw_request_handoffs();
+	cm_request_held(t, lst, s, a, b);
+	cm_expect_abc(t, s);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_handoffs() - by_handoff, 1UL);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_steps(true) - by_lst, 0UL);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_steps(false) - by_work, 1UL);
 	cmt_teardown(t);
 }
 
@@ -367,6 +446,7 @@ static void cm_request_after_accept(struct kunit *test)
 	struct socket *s;
 	int ms;
 
+	cm_pin(test, raw_smp_processor_id());
 	cmt_listen(t);
 	by_lst = kiwi_softiw_request_steps(true);
 	by_work = kiwi_softiw_request_steps(false);
@@ -402,6 +482,7 @@ static struct kunit_case cm_cases[] = {
 	KUNIT_CASE(cm_wildcard_two_devices),
 	KUNIT_CASE(cm_request_with_accept),
 	KUNIT_CASE(cm_request_after_accept),
+	KUNIT_CASE(cm_request_handoff),
 	{}
 };
 
