@@ -95,6 +95,14 @@ void softiw_cep_put(struct softiw_cep *cep)
 		softiw_cep_free(cep);
 }
 
+/* Queue @cep's work on @cpu (WORK_CPU_UNBOUND: this one), with a reference. */
+static void softiw_cep_kick_on(struct softiw_cep *cep, int cpu)
+{
+	refcount_inc(&cep->ref);
+	if (!queue_work_on(cpu, softiw_cm_wq, &cep->work))
+		softiw_cep_put(cep);
+}
+
 /**
  * softiw_cep_kick() - run the endpoint's state machine and data path soon
  * @cep: the endpoint
@@ -103,9 +111,7 @@ void softiw_cep_put(struct softiw_cep *cep)
  */
 void softiw_cep_kick(struct softiw_cep *cep)
 {
-	refcount_inc(&cep->ref);
-	if (!queue_work(softiw_cm_wq, &cep->work))
-		softiw_cep_put(cep);
+	softiw_cep_kick_on(cep, WORK_CPU_UNBOUND);
 }
 
 /*
@@ -1089,9 +1095,7 @@ void softiw_cep_first_step(struct softiw_cep *cep)
 	cpu = softiw_cep_elsewhere(cep);
 	if (cpu >= 0) {
 		atomic_long_inc(&softiw_request_handoffs);
-		refcount_inc(&cep->ref);
-		if (!queue_work_on(cpu, softiw_cm_wq, &cep->work))
-			softiw_cep_put(cep);
+		softiw_cep_kick_on(cep, cpu);
 		goto unlock;
 	}
 	atomic_long_inc(&softiw_request_steps_listener);
