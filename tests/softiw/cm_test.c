@@ -5,14 +5,15 @@
  * teardown, MPA revisions 1 and 2 with and without CRC, a refused TCP
  * connect and the MPA reply timeout; a Request already there when the
  * listener accepts is read by the listener's work, one arriving later by
- * the endpoint's.
+ * the endpoint's, and one arriving on another CPU than the listener's
+ * work by the endpoint's work on that CPU.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/sched.h>
-#include <net/sock.h>
 #include <linux/string.h>
+#include <net/sock.h>
 
 #include "cm.h"
 #include "cm_fixture.h"
