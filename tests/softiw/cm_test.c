@@ -379,6 +379,32 @@ static void cm_request_held(struct cmt *t, struct softiw_listener *lst,
 	KUNIT_ASSERT_EQ(t->test, sent, CM_REQ_ABC_LEN);
 }
 
+/* Who read the Requests so far: the listener, an endpoint's work. */
+struct cm_steps {
+	unsigned long listener;
+	unsigned long work;
+	unsigned long handoffs;
+};
+
+static void cm_steps_now(struct cm_steps *steps)
+{
+	steps->listener = kiwi_softiw_request_steps(true);
+	steps->work = kiwi_softiw_request_steps(false);
+	steps->handoffs = kiwi_softiw_request_handoffs();
+}
+
+/* Expect @want more of each than @before. */
+static void cm_expect_steps(struct kunit *test, const struct cm_steps *before,
+			    const struct cm_steps *want)
+{
+	struct cm_steps now;
+
+	cm_steps_now(&now);
+	KUNIT_EXPECT_EQ(test, now.listener - before->listener, want->listener);
+	KUNIT_EXPECT_EQ(test, now.work - before->work, want->work);
+	KUNIT_EXPECT_EQ(test, now.handoffs - before->handoffs, want->handoffs);
+}
+
 /*
  * The Request is in the socket when the listener accepts it, and came
  * on the listener's CPU: the listener's work reads and delivers it, the
@@ -386,22 +412,19 @@ static void cm_request_held(struct cmt *t, struct softiw_listener *lst,
  */
 static void cm_request_with_accept(struct kunit *test)
 {
+	static const struct cm_steps want = { .listener = 1 };
 	struct cmt *t = cmt_setup(test, 21093);
 	unsigned int cpu = raw_smp_processor_id();
-	unsigned long by_lst, by_work, by_handoff;
 	struct softiw_listener *lst;
+	struct cm_steps before;
 	struct socket *s;
 
 	lst = cmt_listen(t)->provider_data;
 	s = cmt_raw_socket(test);
-	by_lst = kiwi_softiw_request_steps(true);
-	by_work = kiwi_softiw_request_steps(false);
-	by_handoff = kiwi_softiw_request_handoffs();
+	cm_steps_now(&before);
 	cm_request_held(t, lst, s, cpu, cpu);
 	cm_expect_abc(t, s);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_steps(true) - by_lst, 1UL);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_steps(false) - by_work, 0UL);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_handoffs() - by_handoff, 0UL);
+	cm_expect_steps(test, &before, &want);
 	cmt_teardown(t);
 }
 
@@ -412,8 +435,9 @@ static void cm_request_with_accept(struct kunit *test)
  */
 static void cm_request_handoff(struct kunit *test)
 {
-	unsigned long by_lst, by_work, by_handoff;
+	static const struct cm_steps want = { .work = 1, .handoffs = 1 };
 	struct softiw_listener *lst;
+	struct cm_steps before;
 	unsigned int a, b;
 	struct socket *s;
 	struct cmt *t;
@@ -425,14 +449,10 @@ static void cm_request_handoff(struct kunit *test)
 	t = cmt_setup(test, 21095);
 	lst = cmt_listen(t)->provider_data;
 	s = cmt_raw_socket(test);
-	by_lst = kiwi_softiw_request_steps(true);
-	by_work = kiwi_softiw_request_steps(false);
-	by_handoff = kiwi_softiw_request_handoffs();
+	cm_steps_now(&before);
 	cm_request_held(t, lst, s, a, b);
 	cm_expect_abc(t, s);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_handoffs() - by_handoff, 1UL);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_steps(true) - by_lst, 0UL);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_request_steps(false) - by_work, 1UL);
+	cm_expect_steps(test, &before, &want);
 	cmt_teardown(t);
 }
 
