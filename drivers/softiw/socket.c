@@ -166,7 +166,8 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_dead_peer_plan);
  * Turns on TCP keepalive with the schedule of
  * kiwi_softiw_dead_peer_plan(), and a TCP user timeout of @ms: the
  * connection ends with ETIMEDOUT when neither probes, data nor window
- * probes are answered for that long.
+ * probes are answered for that long. The probe count stays TCP's: with a
+ * user timeout set, TCP ends a silent connection by that timeout alone.
  *
  * Context: process context, may sleep.
  */
@@ -180,7 +181,6 @@ void softiw_sock_dead_peer(struct socket *sock, unsigned int ms)
 	sock_set_keepalive(sock->sk);
 	tcp_sock_set_keepidle(sock->sk, plan.idle_s);
 	tcp_sock_set_keepintvl(sock->sk, plan.intvl_s);
-	tcp_sock_set_keepcnt(sock->sk, 3);
 	tcp_sock_set_user_timeout(sock->sk, plan.timeout_ms);
 }
 
