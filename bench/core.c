@@ -244,21 +244,71 @@ static int bench_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Latency percentiles over the connections that opened. */
-static void bench_percentiles(struct bench_run *run, u64 *p50, u64 *p99)
+/* p50 and p99 of @k latencies at @v, sorted in place; 0 when @k is 0. */
+static void bench_pcts(u64 *v, u32 k, u64 *p50, u64 *p99)
 {
-	u32 i, k = 0;
-
-	for (i = 0; i < run->n; i++)
-		if (run->lat[i])
-			run->lat[k++] = run->lat[i];
 	*p50 = 0;
 	*p99 = 0;
 	if (!k)
 		return;
-	sort(run->lat, k, sizeof(u64), bench_cmp_u64, NULL);
-	*p50 = run->lat[(k - 1) / 2];
-	*p99 = run->lat[(k * 99 + 99) / 100 - 1];
+	sort(v, k, sizeof(u64), bench_cmp_u64, NULL);
+	*p50 = v[(k - 1) / 2];
+	*p99 = v[(k * 99 + 99) / 100 - 1];
+}
+
+/* The latencies of connections @from to n - 1 that opened, into @v. */
+static u32 bench_lat_from(struct bench_run *run, u32 from, u64 *v)
+{
+	u32 i, k = 0;
+
+	for (i = from; i < run->n; i++)
+		if (run->lat[i])
+			v[k++] = run->lat[i];
+	return k;
+}
+
+/* Latency percentiles over the connections that opened (in place). */
+static void bench_percentiles(struct bench_run *run, u64 *p50, u64 *p99)
+{
+	bench_pcts(run->lat, bench_lat_from(run, 0, run->lat), p50, p99);
+}
+
+/*
+ * Where the tail comes from, as JSON members into @buf (empty without
+ * memory for a copy of the latencies): how many connections took the
+ * p99 or longer (tail_n); how many of those were among the first @conc
+ * started, the threads' simultaneous first connects (tail_first); in how
+ * many groups they started (tail_groups: a tail connection started
+ * within @conc connections of the previous one is in its group, as one
+ * stall of every connection then in flight would make them); and the p99
+ * without the first @conc (p99_later_ns). Before bench_percentiles(),
+ * which sorts run->lat.
+ */
+static void bench_tail(struct bench_run *run, u32 conc, char *buf,
+		       size_t len)
+{
+	u32 i, n = 0, first = 0, groups = 0, last = 0;
+	u64 p50, p99, p99_later;
+	u64 *v;
+
+	buf[0] = '\0';
+	v = kvmalloc_array(run->n, sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return;
+	bench_pcts(v, bench_lat_from(run, 0, v), &p50, &p99);
+	bench_pcts(v, bench_lat_from(run, conc, v), &p50, &p99_later);
+	kvfree(v);
+	for (i = 0; i < run->n; i++) {
+		if (!run->lat[i] || run->lat[i] < p99)
+			continue;
+		groups += !n || i - last > conc;
+		last = i;
+		n++;
+		first += i < conc;
+	}
+	scnprintf(buf, len,
+		  ",\"tail_n\":%u,\"tail_first\":%u,\"tail_groups\":%u,\"p99_later_ns\":%llu",
+		  n, first, groups, p99_later);
 }
 
 static u64 bench_close_avg(struct bench_run *run)
@@ -364,7 +414,7 @@ static int bench_rate(struct kiwi_bench_stack *stack, u16 port, u32 conc,
 {
 	struct bench_run *run;
 	u64 start, ns, p50, p99;
-	char stages[256], windows[160];
+	char stages[256], windows[160], tail[96];
 	int failed;
 
 	if (!conc || conc > BENCH_MAX_CONC || !n || n > BENCH_MAX_CONNS)
@@ -378,11 +428,12 @@ static int bench_rate(struct kiwi_bench_stack *stack, u16 port, u32 conc,
 	failed = atomic_read(&run->failed);
 	bench_stages(run, stages, sizeof(stages));
 	bench_windows(run, start, windows, sizeof(windows));
+	bench_tail(run, conc, tail, sizeof(tail));
 	bench_percentiles(run, &p50, &p99);
 	snprintf(bench_result, sizeof(bench_result),
-		 "{\"cmd\":\"rate\",\"stack\":\"%s\",\"conc\":%u,\"n\":%u,\"failed\":%d,\"err\":%d,\"elapsed_ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"close_ns\":%llu%s%s}",
+		 "{\"cmd\":\"rate\",\"stack\":\"%s\",\"conc\":%u,\"n\":%u,\"failed\":%d,\"err\":%d,\"elapsed_ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"close_ns\":%llu%s%s%s}",
 		 stack->name, conc, n, failed, atomic_read(&run->err), ns,
-		 p50, p99, bench_close_avg(run), stages, windows);
+		 p50, p99, bench_close_avg(run), stages, windows, tail);
 	bench_run_free(run);
 	return 0;
 }
