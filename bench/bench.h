@@ -100,7 +100,10 @@ struct kiwi_bench_stack {
 int kiwi_bench_register(struct kiwi_bench_stack *stack);
 void kiwi_bench_unregister(struct kiwi_bench_stack *stack);
 
-/* tcp.c: the raw in-kernel TCP baseline, part of kiwi_bench_core */
+/*
+ * tcp.c: the raw in-kernel TCP baseline, part of kiwi_bench_core; exported
+ * for the rdma_cm stacks' floors (rdma.c), which open its connections.
+ */
 extern struct kiwi_bench_stack kiwi_bench_tcp;
 int kiwi_bench_tcp_init(void);
 void kiwi_bench_tcp_exit(void);

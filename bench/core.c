@@ -2,7 +2,8 @@
 /*
  * kiwi_bench_core: the benchmark driver. Stacks register here (the raw TCP
  * baseline is built in; kiwi_bench_kiwi and kiwi_bench_linux are the same
- * rdma_cm source compiled against kiwi and against Linux). Commands are
+ * rdma_cm source compiled against kiwi and against Linux, and each also
+ * registers its floor, "kiwi-floor" and "linux-floor"). Commands are
  * written to the cmd parameter and run before the write returns; the
  * result of the last one is a JSON object in the result parameter:
  *

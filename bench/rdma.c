@@ -14,6 +14,15 @@
  * rdma_disconnect(), waiting for DISCONNECTED, then destroying the QP, the
  * CQ and the id. The server accepts every request from its handler and
  * destroys each connection when it is disconnected.
+ *
+ * The same module registers a second stack, the floor (BENCH_STACK_NAME
+ * "-floor"): a client that takes the rdma_cm steps short of connecting
+ * (create the id, resolve the address and the route, create the CQ and the
+ * QP), then opens and closes a connection of the TCP baseline, then undoes
+ * the steps. Its rate is what the baseline's would be if every connection
+ * also paid for the API's steps before an iWARP connection exists (no MPA,
+ * no server side): an upper bound for the stack's rate, for reading the
+ * ratio to the baseline.
  */
 #include <linux/completion.h>
 #include <linux/module.h>
@@ -33,6 +42,7 @@
  * @id: its id
  * @qp: its QP and CQ
  * @has_qp: @qp was created
+ * @floor: a floor client's: its handler never chains
  * @step: completed at each event a client waits for
  * @closed: completed at DISCONNECTED
  * @status: the outcome of the step the client waited for: 1 (done) or a
@@ -43,10 +53,21 @@ struct bench_rconn {
 	struct rdma_cm_id *id;
 	struct bench_qpres qp;
 	bool has_qp;
+	bool floor;
 	struct completion step;
 	struct completion closed;
 	int status;
 	struct kiwi_bench_conn *c;
+};
+
+/**
+ * struct bench_floor - a connection of the floor stack
+ * @rc: its rdma_cm id, resolved, with a QP; never connected
+ * @tcp: its connection of the TCP baseline
+ */
+struct bench_floor {
+	struct bench_rconn *rc;
+	struct kiwi_bench_conn tcp;
 };
 
 /**
@@ -121,7 +142,7 @@ static int bench_client_handler(struct rdma_cm_id *id,
 		rc->c->t[KIWI_BENCH_T_ESTABLISHED] = now;
 	ret = bench_event_status(ev);
 	if (!ret)
-		ret = chain ? bench_chain_step(rc, ev) : 1;
+		ret = chain && !rc->floor ? bench_chain_step(rc, ev) : 1;
 	if (ret) {
 		rc->status = ret;
 		complete(&rc->step);
@@ -178,6 +199,26 @@ static int bench_qp_connect(struct bench_rconn *rc, bool in_handler)
 }
 
 /*
+ * Resolve the address and wait for ADDR_RESOLVED (with chain, a client's
+ * handler goes on to the next steps and the wait ends at ESTABLISHED).
+ */
+static int bench_resolve_addr(struct bench_rconn *rc,
+			      const struct sockaddr_storage *dst)
+{
+	int ret = rdma_resolve_addr(rc->id, NULL, (struct sockaddr *)dst,
+				    BENCH_TIMEOUT_MS);
+
+	return ret ? ret : bench_wait_step(rc);
+}
+
+static int bench_resolve_route(struct bench_rconn *rc)
+{
+	int ret = rdma_resolve_route(rc->id, BENCH_TIMEOUT_MS);
+
+	return ret ? ret : bench_wait_step(rc);
+}
+
+/*
  * Resolve, create the QP and connect, waiting for each step; with chain,
  * the handler takes each next step and the client waits for ESTABLISHED.
  */
@@ -186,38 +227,46 @@ static int bench_connect(struct bench_rconn *rc,
 {
 	int ret;
 
-	ret = rdma_resolve_addr(rc->id, NULL, (struct sockaddr *)dst,
-				BENCH_TIMEOUT_MS);
-	if (!ret)
-		ret = bench_wait_step(rc);
+	ret = bench_resolve_addr(rc, dst);
 	if (ret || chain)
 		return ret;
-	ret = rdma_resolve_route(rc->id, BENCH_TIMEOUT_MS);
-	if (!ret)
-		ret = bench_wait_step(rc);
+	ret = bench_resolve_route(rc);
 	if (!ret)
 		ret = bench_qp_connect(rc, false);
 	return ret ? ret : bench_wait_step(rc);
 }
 
-static int bench_open(struct kiwi_bench_conn *c, struct net *net,
-		      const struct sockaddr_storage *dst)
+/* A client's connection with its id, or an ERR_PTR(). */
+static struct bench_rconn *bench_rconn_new(struct kiwi_bench_conn *c,
+					   struct net *net, bool floor)
 {
 	struct bench_rconn *rc = kzalloc(sizeof(*rc), GFP_KERNEL);
-	int ret;
+	struct rdma_cm_id *id;
 
 	if (!rc)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	init_completion(&rc->step);
 	init_completion(&rc->closed);
 	rc->c = c;
-	rc->id = rdma_create_id(net, bench_client_handler, rc, RDMA_PS_TCP,
-				IB_QPT_RC);
-	if (IS_ERR(rc->id)) {
-		ret = PTR_ERR(rc->id);
+	rc->floor = floor;
+	id = rdma_create_id(net, bench_client_handler, rc, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id)) {
 		kfree(rc);
-		return ret;
+		return ERR_CAST(id);
 	}
+	rc->id = id;
+	return rc;
+}
+
+static int bench_open(struct kiwi_bench_conn *c, struct net *net,
+		      const struct sockaddr_storage *dst)
+{
+	struct bench_rconn *rc = bench_rconn_new(c, net, false);
+	int ret;
+
+	if (IS_ERR(rc))
+		return PTR_ERR(rc);
 	ret = bench_connect(rc, dst);
 	if (ret) {
 		bench_rconn_free(rc);
@@ -225,6 +274,76 @@ static int bench_open(struct kiwi_bench_conn *c, struct net *net,
 	}
 	c->priv = rc;
 	return 0;
+}
+
+/* The floor's rdma_cm steps: resolve, waiting for each, and create a QP. */
+static int bench_floor_steps(struct bench_rconn *rc,
+			     const struct sockaddr_storage *dst)
+{
+	int ret;
+
+	ret = bench_resolve_addr(rc, dst);
+	if (!ret)
+		ret = bench_resolve_route(rc);
+	if (!ret)
+		ret = bench_qp_create(rc->id, &rc->qp);
+	rc->has_qp = !ret;
+	return ret;
+}
+
+/*
+ * A floor connection: the rdma_cm steps, then the TCP baseline's open to
+ * @dst (a port the baseline serves). Its latency is the baseline's.
+ */
+static int bench_floor_open(struct kiwi_bench_conn *c, struct net *net,
+			    const struct sockaddr_storage *dst)
+{
+	struct bench_floor *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	f->rc = bench_rconn_new(c, net, true);
+	if (IS_ERR(f->rc)) {
+		ret = PTR_ERR(f->rc);
+		goto err_free_f;
+	}
+	ret = bench_floor_steps(f->rc, dst);
+	if (!ret)
+		ret = kiwi_bench_tcp.open(&f->tcp, net, dst);
+	if (ret)
+		goto err_free_rc;
+	c->t[KIWI_BENCH_T_CONNECT] = f->tcp.t[KIWI_BENCH_T_CONNECT];
+	c->t[KIWI_BENCH_T_ESTABLISHED] = f->tcp.t[KIWI_BENCH_T_ESTABLISHED];
+	c->priv = f;
+	return 0;
+
+err_free_rc:
+	bench_rconn_free(f->rc);
+err_free_f:
+	kfree(f);
+	return ret;
+}
+
+static void bench_floor_close(struct kiwi_bench_conn *c)
+{
+	struct bench_floor *f = c->priv;
+
+	kiwi_bench_tcp.close(&f->tcp);
+	bench_rconn_free(f->rc);
+	kfree(f);
+	c->priv = NULL;
+}
+
+/* The floor serves nothing: its clients connect to the baseline's port. */
+static int bench_floor_serve(struct net *net,
+			     const struct sockaddr_storage *addr)
+{
+	return -EOPNOTSUPP;
+}
+
+static void bench_floor_unserve(void)
+{
 }
 
 static void bench_close(struct kiwi_bench_conn *c)
@@ -379,13 +498,30 @@ static struct kiwi_bench_stack bench_stack = {
 	.close = bench_close,
 };
 
+static struct kiwi_bench_stack bench_floor = {
+	.name = BENCH_STACK_NAME "-floor",
+	.owner = THIS_MODULE,
+	.serve = bench_floor_serve,
+	.unserve = bench_floor_unserve,
+	.open = bench_floor_open,
+	.close = bench_floor_close,
+};
+
 static int __init bench_stack_init(void)
 {
-	return kiwi_bench_register(&bench_stack);
+	int ret = kiwi_bench_register(&bench_stack);
+
+	if (ret)
+		return ret;
+	ret = kiwi_bench_register(&bench_floor);
+	if (ret)
+		kiwi_bench_unregister(&bench_stack);
+	return ret;
 }
 
 static void __exit bench_stack_exit(void)
 {
+	kiwi_bench_unregister(&bench_floor);
 	kiwi_bench_unregister(&bench_stack);
 	bench_unserve();
 	bench_verbs_exit();

@@ -289,6 +289,7 @@ struct kiwi_bench_stack kiwi_bench_tcp = {
 	.open = tcp_bench_open,
 	.close = tcp_bench_close,
 };
+EXPORT_SYMBOL_GPL(kiwi_bench_tcp);
 
 /**
  * kiwi_bench_tcp_init() - create the TCP baseline's workqueue

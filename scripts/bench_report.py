@@ -10,6 +10,9 @@ import re
 import sys
 
 STACKS = ("tcp", "kiwi", "linux")
+# The baseline with an rdma_cm stack's client steps and no iWARP
+# connection (bench/rdma.c), at concurrency 16.
+FLOORS = ("kiwi-floor", "linux-floor")
 MARK = re.compile(r"KIWI-([A-Z]+) ?(.*)$")
 SPLAT = re.compile(r"(BUG:|WARNING:|Oops|Kernel panic|Call Trace:|"
                    r"refcount_t:|general protection fault)")
@@ -21,7 +24,7 @@ def parse(lines, cpu):
     the line (scripts/bench_watch.py); a timed command's result gets the
     CPU time since its KIWI-START line; a result after a KIWI-ROUND line
     gets that main round's number."""
-    runs = {s: [] for s in STACKS}
+    runs = {s: [] for s in STACKS + FLOORS}
     slab, problems, notes, done, start = {}, [], [], False, None
     main_round = None
     for lineno, line in enumerate(lines, 1):
@@ -46,10 +49,12 @@ def parse(lines, cpu):
                     f"{' c=%d' % rec['conc'] if 'conc' in rec else ''}: "
                     f"rc={rec['rc']} failed={rec.get('failed', 0)} "
                     f"err={rec.get('err', 0)}")
-            # Linux's stack failing connections is a measurement of it;
-            # kiwi or the baseline failing one fails the run.
+            # Linux's stack (or its floor) failing connections is a
+            # measurement of it; kiwi or the baseline failing one fails
+            # the run.
             if rec["rc"] or (rec.get("failed") and
-                             rec.get("stack") != "linux"):
+                             rec.get("stack") not in ("linux",
+                                                      "linux-floor")):
                 problems.append(what)
             elif rec.get("failed"):
                 notes.append(what)
@@ -395,6 +400,31 @@ def breakdown(summ):
             for x in v))
 
 
+def floor_report(summ, ratios):
+    """The floors against the baseline at c=16: the rate and the host CPU
+    per connection, and the ratio of the rates round by round."""
+    have = [f for f in FLOORS if get(summ, f, "c16", "rate")]
+    if not have:
+        return
+    print("\nfloor, c=16: the TCP baseline plus a client's rdma_cm steps "
+          "(create id, resolve\naddress and route, CQ+QP, destroy), "
+          "no iWARP connection, no server side")
+    print(f"{'':<34}{'conn/s':>11}{'host CPU ms':>13}{'of tcp':>11}"
+          f"{'stack/floor':>13}")
+    for f in have:
+        stack = f[:-len("-floor")]
+        rt = paired_ratio(summ, 16, "rate", f, "tcp")
+        rs = paired_ratio(summ, 16, "rate", stack, f)
+        ratios[f"floor_c16_{stack}"] = {"floor/tcp": rt, "stack/floor": rs}
+        cpu = get(summ, f, "c16", "cpu_ms")
+        cells = [f"{get(summ, f, 'c16', 'rate'):>11.0f}",
+                 f"{cpu:>13.2f}" if cpu is not None else f"{'-':>13}",
+                 f"{rt:>11.2f}" if rt is not None else f"{'-':>11}",
+                 f"{rs:>13.2f}" if rs is not None else f"{'-':>13}"]
+        name = f"tcp + {stack}'s client steps"
+        print(f"{name:<34}" + "".join(cells))
+
+
 def slab_breakdown(summ):
     """The slab caches that grew most per held connection."""
     for s in ("kiwi", "linux"):
@@ -429,8 +459,9 @@ def main():
     with open(console, errors="replace") as f:
         splats = [ln.strip() for ln in f if SPLAT.search(ln)]
     problems += [f"kernel: {s}" for s in splats[:5]]
-    summ = {s: summarize(runs[s], slab, s) for s in STACKS}
+    summ = {s: summarize(runs[s], slab, s) for s in STACKS + FLOORS}
     ratios = report(summ, machine)
+    floor_report(summ, ratios)
     breakdown(summ)
     slab_breakdown(summ)
     with open(out, "w") as f:
