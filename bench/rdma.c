@@ -21,8 +21,10 @@
  * QP), then opens and closes a connection of the TCP baseline, then undoes
  * the steps. Its rate is what the baseline's would be if every connection
  * also paid for the API's steps before an iWARP connection exists (no MPA,
- * no server side): an upper bound for the stack's rate, for reading the
- * ratio to the baseline.
+ * no server side), for reading the stack's ratio to the baseline. It is
+ * no exact ceiling: the baseline's request and reply stand in for the MPA
+ * Request and Reply, and a floor client waits for each event even with
+ * chain.
  */
 #include <linux/completion.h>
 #include <linux/module.h>
@@ -61,11 +63,11 @@ struct bench_rconn {
 };
 
 /**
- * struct bench_floor - a connection of the floor stack
+ * struct bench_floor_conn - a connection of the floor stack
  * @rc: its rdma_cm id, resolved, with a QP; never connected
  * @tcp: its connection of the TCP baseline
  */
-struct bench_floor {
+struct bench_floor_conn {
 	struct bench_rconn *rc;
 	struct kiwi_bench_conn tcp;
 };
@@ -199,8 +201,9 @@ static int bench_qp_connect(struct bench_rconn *rc, bool in_handler)
 }
 
 /*
- * Resolve the address and wait for ADDR_RESOLVED (with chain, a client's
- * handler goes on to the next steps and the wait ends at ESTABLISHED).
+ * Resolve the address and wait for ADDR_RESOLVED (with chain, the
+ * handler of a stack's client, not a floor's, goes on to the next steps
+ * and the wait ends at ESTABLISHED).
  */
 static int bench_resolve_addr(struct bench_rconn *rc,
 			      const struct sockaddr_storage *dst)
@@ -298,7 +301,7 @@ static int bench_floor_steps(struct bench_rconn *rc,
 static int bench_floor_open(struct kiwi_bench_conn *c, struct net *net,
 			    const struct sockaddr_storage *dst)
 {
-	struct bench_floor *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct bench_floor_conn *f = kzalloc(sizeof(*f), GFP_KERNEL);
 	int ret;
 
 	if (!f)
@@ -327,7 +330,7 @@ err_free_f:
 
 static void bench_floor_close(struct kiwi_bench_conn *c)
 {
-	struct bench_floor *f = c->priv;
+	struct bench_floor_conn *f = c->priv;
 
 	kiwi_bench_tcp.close(&f->tcp);
 	bench_rconn_free(f->rc);
