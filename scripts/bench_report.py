@@ -263,6 +263,11 @@ def row(name, vals, fmt, ratios=(), target=""):
           "".join(f"{c:>11}" for c in rcells) + f"  {target}")
 
 
+def cell(v, width, fmt="{:.2f}"):
+    """@v formatted and right-aligned in @width columns; "-" if None."""
+    return f"{fmt.format(v) if v is not None else '-':>{width}}"
+
+
 def spread_row(name, pairs, fmt):
     """Min-max cells: how far the windows or rounds of a line spread."""
     cells = [f"{fmt.format(a)}-{fmt.format(b)}" if a is not None and
@@ -388,14 +393,12 @@ def breakdown(summ):
     for i, name in enumerate(STAGES):
         v = [get(summ, s, f"c{c}", "stages_us") or [] for s, c in cols]
         print(f"{name:<34}" + "".join(
-            f"{x[i] / 1e3:>13.2f}" if len(x) > i else f"{'-':>13}"
-            for x in v))
+            cell(x[i] / 1e3 if len(x) > i else None, 13) for x in v))
     for f, name in (("srv_req_us", "server: connect->REQUEST"),
                     ("srv_accept_us", "server: accept call")):
         v = [get(summ, s, f"c{c}", f) for s, c in cols]
         print(f"{name:<34}" + "".join(
-            f"{x / 1e3:>13.2f}" if x is not None else f"{'-':>13}"
-            for x in v))
+            cell(x / 1e3 if x is not None else None, 13) for x in v))
 
 
 def floor_report(summ, ratios):
@@ -414,13 +417,11 @@ def floor_report(summ, ratios):
         rt = paired_ratio(summ, 16, "rate", f, "tcp")
         rs = paired_ratio(summ, 16, "rate", stack, f)
         ratios[f"floor_c16_{stack}"] = {"floor/tcp": rt, "stack/floor": rs}
-        cpu = get(summ, f, "c16", "cpu_ms")
-        cells = [f"{get(summ, f, 'c16', 'rate'):>11.0f}",
-                 f"{cpu:>13.2f}" if cpu is not None else f"{'-':>13}",
-                 f"{rt:>11.2f}" if rt is not None else f"{'-':>11}",
-                 f"{rs:>13.2f}" if rs is not None else f"{'-':>13}"]
         name = f"tcp + {stack}'s client steps"
-        print(f"{name:<34}" + "".join(cells))
+        print(f"{name:<34}" +
+              cell(get(summ, f, "c16", "rate"), 11, "{:.0f}") +
+              cell(get(summ, f, "c16", "cpu_ms"), 13) + cell(rt, 11) +
+              cell(rs, 13))
 
 
 def slab_breakdown(summ):
