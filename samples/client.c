@@ -2,7 +2,8 @@
 /*
  * kiwi_sample_client: a sample ULP that opens connections to a server,
  * sends each one's messages, checks their echoes and disconnects, all
- * while it loads.
+ * while it loads. With rdma=1 the server fetches each message by RDMA READ
+ * and returns it by RDMA WRITE instead of receiving and sending it.
  *
  *   insmod kiwi_sample_client.ko address=127.0.0.1 connections=4 count=100
  *
@@ -44,6 +45,10 @@ static uint count = 10;
 module_param(count, uint, 0444);
 MODULE_PARM_DESC(count, "messages per connection, each echoed by the server (default 10; 0: connect and disconnect)");
 
+static bool rdma;
+module_param(rdma, bool, 0444);
+MODULE_PARM_DESC(rdma, "the server reads each message by RDMA READ and writes it back by RDMA WRITE (default 0: both ways by SEND)");
+
 static uint timeout_ms = 60000;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "time for all connections to finish (default 60000)");
@@ -65,7 +70,7 @@ static struct kiwi_sample_conn *client_start(struct net *net, unsigned int nr,
 	int ret;
 
 	conn = kiwi_sample_conn_alloc(CLIENT_NAME, nr, &client_stats, size,
-				      count, false);
+				      count, false, rdma);
 	if (!conn)
 		return NULL;
 	id = rdma_create_id(net, client_handler, conn, RDMA_PS_TCP, IB_QPT_RC);
@@ -128,8 +133,9 @@ static int __init client_init(void)
 	conns = kcalloc(connections, sizeof(*conns), GFP_KERNEL);
 	if (!conns)
 		return -ENOMEM;
-	pr_info(CLIENT_NAME ": %u connection(s) to %pISpc, %u message(s) of %u bytes each\n",
-		connections, &dst, count, size);
+	pr_info(CLIENT_NAME ": %u connection(s) to %pISpc, %u message(s) of %u bytes each, by %s\n",
+		connections, &dst, count, size,
+		rdma ? "RDMA READ/WRITE" : "SEND");
 	for (i = 0; i < connections; i++) {
 		conns[i] = client_start(net, i + 1, &dst);
 		if (!conns[i])
@@ -153,6 +159,6 @@ static void __exit client_exit(void)
 
 module_init(client_init);
 module_exit(client_exit);
-MODULE_DESCRIPTION("kiwi sample ULP: a client over rdma_cm and SEND/RECV");
+MODULE_DESCRIPTION("kiwi sample ULP: a client over rdma_cm, SEND/RECV and RDMA READ/WRITE");
 MODULE_AUTHOR("kiwi");
 MODULE_LICENSE("GPL");

@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One connection of a sample ULP: rdma_cm events, the QP and CQ, the
- * ping-pong exchange over SEND/RECV and the log line a connection ends
- * with. Shared by the server and the client sample modules.
+ * ping-pong exchange and the log line a connection ends with. Shared by
+ * the server and the client sample modules.
  *
  * The exchange: the client sends message 0 when the connection is up; the
  * server sends every message it receives back; the client checks the echo
  * byte for byte and sends the next, until it has sent count messages, and
  * then disconnects. One receive is always posted before the peer may
  * send, so neither side ever needs more than one buffer each way.
+ *
+ * By SEND, a message and its echo are SENDs of the whole message. By RDMA
+ * (the client's connect carries a struct kiwi_sample_hello), the client
+ * SENDs only a struct kiwi_sample_ctrl saying that message seq is ready;
+ * the server RDMA READs it from the client's send buffer, RDMA WRITEs it
+ * into the client's receive buffer, and SENDs the ctrl back. That SEND
+ * comes after the WRITE on the same stream, so by the time the client
+ * receives it the message is placed, and the client compares the buffers.
  *
  * conn->lock serialises the rdma_cm handler, the CQ worker and teardown;
  * once teardown has set conn->dead neither touches the connection again.
@@ -20,10 +28,15 @@
 
 #include "sample.h"
 
+/* Work request ids: what a completion completes. */
 enum {
 	SAMPLE_WR_RECV = 1,
 	SAMPLE_WR_SEND,
+	SAMPLE_WR_READ,
+	SAMPLE_WR_WRITE,
 };
+
+#define SAMPLE_CTRL_LEN		((u32)sizeof(struct kiwi_sample_ctrl))
 
 /* Completions taken from the CQ at a time. */
 #define SAMPLE_POLL_BATCH	8
@@ -37,6 +50,8 @@ enum {
  * @count: client: messages to exchange; server: 0
  * @passive: true for the server, which accepts and sends every message
  *	back
+ * @rdma: client: ask the server to move the messages by RDMA READ and
+ *	WRITE; server: false (the client's connect says)
  *
  * Context: process context; sleeps.
  * Return: the connection, or NULL without memory.
@@ -44,14 +59,15 @@ enum {
 struct kiwi_sample_conn *kiwi_sample_conn_alloc(const char *who,
 						unsigned int nr,
 						struct kiwi_sample_stats *st,
-						u32 size, u32 count, bool passive)
+						u32 size, u32 count, bool passive,
+						bool rdma)
 {
 	struct kiwi_sample_conn *conn;
 
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return NULL;
-	conn->buf = kzalloc(2 * size, GFP_KERNEL);
+	conn->buf = kzalloc(2 * size + 2 * SAMPLE_CTRL_LEN, GFP_KERNEL);
 	if (!conn->buf) {
 		kfree(conn);
 		return NULL;
@@ -62,11 +78,31 @@ struct kiwi_sample_conn *kiwi_sample_conn_alloc(const char *who,
 	conn->size = size;
 	conn->count = count;
 	conn->passive = passive;
+	conn->rdma = rdma;
 	mutex_init(&conn->lock);
 	init_completion(&conn->done);
 	return conn;
 }
 EXPORT_SYMBOL_GPL(kiwi_sample_conn_alloc);
+
+/*
+ * Offsets in conn->buf and its memory region: the message's receive and
+ * send buffers, then the ctrl's receive and send buffers.
+ */
+static u32 sample_send_off(const struct kiwi_sample_conn *conn)
+{
+	return conn->size;
+}
+
+static u32 sample_ctrl_recv_off(const struct kiwi_sample_conn *conn)
+{
+	return 2 * conn->size;
+}
+
+static u32 sample_ctrl_send_off(const struct kiwi_sample_conn *conn)
+{
+	return 2 * conn->size + SAMPLE_CTRL_LEN;
+}
 
 static void *sample_recv_buf(struct kiwi_sample_conn *conn)
 {
@@ -75,7 +111,17 @@ static void *sample_recv_buf(struct kiwi_sample_conn *conn)
 
 static void *sample_send_buf(struct kiwi_sample_conn *conn)
 {
-	return conn->buf + conn->size;
+	return conn->buf + sample_send_off(conn);
+}
+
+static struct kiwi_sample_ctrl *sample_ctrl_recv(struct kiwi_sample_conn *conn)
+{
+	return conn->buf + sample_ctrl_recv_off(conn);
+}
+
+static struct kiwi_sample_ctrl *sample_ctrl_send(struct kiwi_sample_conn *conn)
+{
+	return conn->buf + sample_ctrl_send_off(conn);
 }
 
 static void sample_fail(struct kiwi_sample_conn *conn, const char *what,
@@ -109,6 +155,12 @@ static void sample_format_events(struct kiwi_sample_conn *conn, char *buf,
 		scnprintf(buf, len, "(no event)");
 }
 
+/* How the connection's messages went, for its log line. */
+static const char *sample_mode(const struct kiwi_sample_conn *conn)
+{
+	return conn->rdma && conn->mr ? " by RDMA READ/WRITE" : "";
+}
+
 /* The connection is over: count it, log its line, wake its waiter. */
 static void sample_finish(struct kiwi_sample_conn *conn)
 {
@@ -131,13 +183,14 @@ static void sample_finish(struct kiwi_sample_conn *conn)
 	atomic64_add(conn->bytes, &st->bytes);
 	sample_format_events(conn, events, sizeof(events));
 	if (conn->error)
-		pr_info("%s: conn %u: %s; %u messages, %llu bytes; failed: %s %d\n",
+		pr_info("%s: conn %u: %s; %u messages, %llu bytes%s; failed: %s %d\n",
 			conn->who, conn->nr, events, conn->received,
-			conn->bytes, conn->what, conn->error);
+			conn->bytes, sample_mode(conn), conn->what,
+			conn->error);
 	else
-		pr_info("%s: conn %u: %s; %u messages, %llu bytes; ok\n",
+		pr_info("%s: conn %u: %s; %u messages, %llu bytes%s; ok\n",
 			conn->who, conn->nr, events, conn->received,
-			conn->bytes);
+			conn->bytes, sample_mode(conn));
 	complete(&conn->done);
 }
 
@@ -165,26 +218,62 @@ static int sample_post_recv(struct kiwi_sample_conn *conn)
 	};
 	const struct kiwi_recv_wr *bad;
 
+	if (conn->rdma) {
+		sge.addr += sample_ctrl_recv_off(conn);
+		sge.length = SAMPLE_CTRL_LEN;
+	}
 	return kiwi_post_recv(conn->id->qp, &wr, &bad);
 }
 
-static int sample_post_send(struct kiwi_sample_conn *conn, u32 len)
+/*
+ * Fill @wr, signaled, over @len bytes at @off of the buffer; for an RDMA
+ * READ or WRITE, at @remote of the client's buffers.
+ */
+static void sample_wr(struct kiwi_sample_conn *conn, struct kiwi_send_wr *wr,
+		      struct kiwi_sge *sge, u64 wr_id, u32 off, u32 len,
+		      __be64 remote)
 {
-	struct kiwi_sge sge = {
-		.addr = conn->mr->iova + conn->size,
+	*sge = (struct kiwi_sge) {
+		.addr = conn->mr->iova + off,
 		.length = len,
 		.lkey = conn->mr->lkey,
 	};
-	struct kiwi_send_wr wr = {
-		.wr_id = SAMPLE_WR_SEND,
-		.sg_list = &sge,
+	*wr = (struct kiwi_send_wr) {
+		.wr_id = wr_id,
+		.sg_list = sge,
 		.num_sge = 1,
 		.opcode = KIWI_WR_SEND,
 		.send_flags = KIWI_SEND_SIGNALED,
 	};
-	const struct kiwi_send_wr *bad;
+	if (wr_id == SAMPLE_WR_SEND)
+		return;
+	wr->opcode = wr_id == SAMPLE_WR_READ ? KIWI_WR_RDMA_READ :
+					       KIWI_WR_RDMA_WRITE;
+	wr->remote_addr = be64_to_cpu(remote);
+	wr->rkey = be32_to_cpu(conn->hello.rkey);
+}
 
+static int sample_post_send(struct kiwi_sample_conn *conn, u32 off, u32 len)
+{
+	const struct kiwi_send_wr *bad;
+	struct kiwi_send_wr wr;
+	struct kiwi_sge sge;
+
+	sample_wr(conn, &wr, &sge, SAMPLE_WR_SEND, off, len, 0);
 	return kiwi_post_send(conn->id->qp, &wr, &bad);
+}
+
+/* Client, RDMA: say that message @seq is ready; clear where it comes back. */
+static int sample_announce(struct kiwi_sample_conn *conn, u32 seq)
+{
+	struct kiwi_sample_ctrl *ctrl = sample_ctrl_send(conn);
+
+	memset(sample_recv_buf(conn), 0, conn->size);
+	ctrl->nr = cpu_to_be32(conn->nr);
+	ctrl->seq = cpu_to_be32(seq);
+	ctrl->len = cpu_to_be32(conn->size);
+	return sample_post_send(conn, sample_ctrl_send_off(conn),
+				SAMPLE_CTRL_LEN);
 }
 
 /* Client: fill the send buffer with message @seq and send it. */
@@ -200,7 +289,10 @@ static void sample_send_next(struct kiwi_sample_conn *conn)
 	memcpy(msg, hdr, sizeof(hdr));
 	for (i = sizeof(hdr); i < conn->size; i++)
 		msg[i] = (u8)(conn->nr * 31 + seq * 7 + i);
-	ret = sample_post_send(conn, conn->size);
+	if (conn->rdma)
+		ret = sample_announce(conn, seq);
+	else
+		ret = sample_post_send(conn, sample_send_off(conn), conn->size);
 	if (ret) {
 		sample_fail(conn, "post_send", ret);
 		sample_close(conn);
@@ -209,19 +301,31 @@ static void sample_send_next(struct kiwi_sample_conn *conn)
 	conn->sent++;
 }
 
+/* Client: is what came back what was sent? */
+static bool sample_echo_ok(struct kiwi_sample_conn *conn, u32 len)
+{
+	if (conn->rdma &&
+	    (len != SAMPLE_CTRL_LEN ||
+	     memcmp(sample_ctrl_recv(conn), sample_ctrl_send(conn), len)))
+		return false;
+	if (!conn->rdma && len != conn->size)
+		return false;
+	return !memcmp(sample_recv_buf(conn), sample_send_buf(conn),
+		       conn->size);
+}
+
 /* Client: check an echo, then send the next message or disconnect. */
 static void sample_client_recv(struct kiwi_sample_conn *conn, u32 len)
 {
 	int ret;
 
-	if (len != conn->size ||
-	    memcmp(sample_recv_buf(conn), sample_send_buf(conn), len)) {
+	if (!sample_echo_ok(conn, len)) {
 		sample_fail(conn, "echo differs", -EBADMSG);
 		sample_close(conn);
 		return;
 	}
 	conn->received++;
-	conn->bytes += len;
+	conn->bytes += conn->size;
 	if (conn->received == conn->count) {
 		ret = rdma_disconnect(conn->id);
 		if (ret) {
@@ -239,8 +343,53 @@ static void sample_client_recv(struct kiwi_sample_conn *conn, u32 len)
 	sample_send_next(conn);
 }
 
-/* Server: take the next receive, then send the message back. */
-static void sample_server_recv(struct kiwi_sample_conn *conn, u32 len)
+/* Server, RDMA: a message is announced; read it from the client. */
+static int sample_server_read(struct kiwi_sample_conn *conn, u32 len)
+{
+	struct kiwi_sample_ctrl *ctrl = sample_ctrl_recv(conn);
+	const struct kiwi_send_wr *bad;
+	struct kiwi_send_wr wr;
+	struct kiwi_sge sge;
+	u32 msg_len;
+	int ret;
+
+	if (len != SAMPLE_CTRL_LEN)
+		return -EBADMSG;
+	msg_len = be32_to_cpu(ctrl->len);
+	if (!msg_len || msg_len > conn->size ||
+	    msg_len > be32_to_cpu(conn->hello.size))
+		return -EMSGSIZE;
+	memcpy(sample_ctrl_send(conn), ctrl, SAMPLE_CTRL_LEN);
+	conn->pending = msg_len;
+	ret = sample_post_recv(conn);
+	if (ret)
+		return ret;
+	sample_wr(conn, &wr, &sge, SAMPLE_WR_READ, 0, msg_len,
+		  conn->hello.read_addr);
+	return kiwi_post_send(conn->id->qp, &wr, &bad);
+}
+
+/* Server, RDMA: the message is read; write it back, then say so. */
+static int sample_server_write(struct kiwi_sample_conn *conn, u32 len)
+{
+	struct kiwi_send_wr write, send;
+	struct kiwi_sge write_sge, send_sge;
+	const struct kiwi_send_wr *bad;
+
+	if (len != conn->pending)
+		return -EBADMSG;
+	conn->received++;
+	conn->bytes += len;
+	sample_wr(conn, &write, &write_sge, SAMPLE_WR_WRITE, 0, len,
+		  conn->hello.write_addr);
+	sample_wr(conn, &send, &send_sge, SAMPLE_WR_SEND,
+		  sample_ctrl_send_off(conn), SAMPLE_CTRL_LEN, 0);
+	write.next = &send;
+	return kiwi_post_send(conn->id->qp, &write, &bad);
+}
+
+/* Server, by SEND: take the next receive, then send the message back. */
+static int sample_server_echo(struct kiwi_sample_conn *conn, u32 len)
 {
 	int ret;
 
@@ -248,33 +397,68 @@ static void sample_server_recv(struct kiwi_sample_conn *conn, u32 len)
 	conn->bytes += len;
 	memcpy(sample_send_buf(conn), sample_recv_buf(conn), len);
 	ret = sample_post_recv(conn);
-	if (!ret)
-		ret = sample_post_send(conn, len);
-	if (ret) {
-		sample_fail(conn, "echo", ret);
-		sample_close(conn);
+	if (ret)
+		return ret;
+	return sample_post_send(conn, sample_send_off(conn), len);
+}
+
+static const char *sample_wr_name(u64 wr_id)
+{
+	switch (wr_id) {
+	case SAMPLE_WR_RECV:
+		return "recv completion";
+	case SAMPLE_WR_SEND:
+		return "send completion";
+	case SAMPLE_WR_READ:
+		return "read completion";
+	default:
+		return "write completion";
+	}
+}
+
+/* A successful completion: the exchange's next step. */
+static int sample_step(struct kiwi_sample_conn *conn, const struct kiwi_wc *wc)
+{
+	switch (wc->wr_id) {
+	case SAMPLE_WR_RECV:
+		if (!conn->passive) {
+			sample_client_recv(conn, wc->byte_len);
+			return 0;
+		}
+		if (conn->rdma)
+			return sample_server_read(conn, wc->byte_len);
+		return sample_server_echo(conn, wc->byte_len);
+	case SAMPLE_WR_READ:
+		atomic64_inc(&conn->stats->reads);
+		return sample_server_write(conn, wc->byte_len);
+	case SAMPLE_WR_WRITE:
+		atomic64_inc(&conn->stats->writes);
+		return 0;
+	default:
+		return 0;
 	}
 }
 
 static void sample_completion(struct kiwi_sample_conn *conn,
 			      const struct kiwi_wc *wc)
 {
+	int ret;
+
 	lockdep_assert_held(&conn->lock);
 	/* Flushed requests of a closing connection are no error. */
 	if (wc->status == -ECANCELED || conn->finished)
 		return;
 	if (wc->status) {
-		sample_fail(conn, wc->wr_id == SAMPLE_WR_SEND ?
-			    "send completion" : "recv completion", wc->status);
+		sample_fail(conn, sample_wr_name(wc->wr_id), wc->status);
 		sample_close(conn);
 		return;
 	}
-	if (wc->wr_id != SAMPLE_WR_RECV)
-		return;
-	if (conn->passive)
-		sample_server_recv(conn, wc->byte_len);
-	else
-		sample_client_recv(conn, wc->byte_len);
+	ret = sample_step(conn, wc);
+	if (ret) {
+		sample_fail(conn, conn->rdma ? "read/write back" : "echo",
+			    ret);
+		sample_close(conn);
+	}
 }
 
 static int sample_drain_cq(struct kiwi_sample_conn *conn)
@@ -315,23 +499,53 @@ static void sample_cq_event(struct kiwi_cq *cq, void *context)
 	queue_work(system_wq, &conn->cq_work);
 }
 
+/* Client, RDMA: what the server needs to read and write its buffers. */
+static void sample_hello_init(struct kiwi_sample_conn *conn)
+{
+	struct kiwi_sample_hello *h = &conn->hello;
+
+	h->magic = cpu_to_be32(KIWI_SAMPLE_HELLO_MAGIC);
+	h->size = cpu_to_be32(conn->size);
+	h->read_addr = cpu_to_be64(conn->mr->iova + sample_send_off(conn));
+	h->write_addr = cpu_to_be64(conn->mr->iova);
+	h->rkey = cpu_to_be32(conn->mr->rkey);
+}
+
+/* Server: does the client's connect ask for the RDMA exchange? */
+static void sample_take_hello(struct kiwi_sample_conn *conn,
+			      const struct rdma_conn_param *param)
+{
+	struct kiwi_sample_hello *h = &conn->hello;
+
+	if (param->private_data_len < sizeof(*h))
+		return;
+	memcpy(h, param->private_data, sizeof(*h));
+	conn->rdma = be32_to_cpu(h->magic) == KIWI_SAMPLE_HELLO_MAGIC;
+}
+
 /*
  * Memory region and the first receive. A device without a data path
- * (softiw before SEND/RECV) fails here, with -EINVAL from
- * kiwi_reg_kernel_mr() or -EOPNOTSUPP from kiwi_post_recv().
+ * fails here, with -EINVAL from kiwi_reg_kernel_mr() or -EOPNOTSUPP from
+ * kiwi_post_recv(). The client's buffers of the RDMA exchange are open to
+ * the server's RDMA READ and WRITE.
  */
 static int sample_data_init(struct kiwi_sample_conn *conn)
 {
+	u32 access = KIWI_ACCESS_LOCAL_WRITE;
 	struct kiwi_mr *mr;
 	int ret;
 
-	mr = kiwi_reg_kernel_mr(conn->id->device, conn->buf, 2 * conn->size,
-				KIWI_ACCESS_LOCAL_WRITE);
+	if (conn->rdma && !conn->passive)
+		access = KIWI_ACCESS_ALL;
+	mr = kiwi_reg_kernel_mr(conn->id->device, conn->buf,
+				2 * conn->size + 2 * SAMPLE_CTRL_LEN, access);
 	if (IS_ERR(mr)) {
 		conn->what = "reg_kernel_mr";
 		return PTR_ERR(mr);
 	}
 	conn->mr = mr;
+	if (conn->rdma && !conn->passive)
+		sample_hello_init(conn);
 	ret = sample_post_recv(conn);
 	if (ret) {
 		conn->what = "post_recv";
@@ -415,6 +629,10 @@ static void sample_connect(struct kiwi_sample_conn *conn)
 		sample_finish(conn);
 		return;
 	}
+	if (conn->rdma && conn->mr && !conn->passive) {
+		param.private_data = &conn->hello;
+		param.private_data_len = sizeof(conn->hello);
+	}
 	if (conn->passive)
 		ret = rdma_accept(conn->id, &param);
 	else
@@ -471,8 +689,11 @@ static void sample_dispatch(struct kiwi_sample_conn *conn,
 			sample_finish(conn);
 		}
 		break;
-	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		sample_take_hello(conn, &ev->param.conn);
+		sample_connect(conn);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		sample_connect(conn);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
@@ -577,8 +798,8 @@ EXPORT_SYMBOL_GPL(kiwi_sample_conn_destroy);
  * @st: its counters
  * @start: when it started
  *
- * One line of key=value pairs that scripts parse:
- * "connections= completed= failed= messages= bytes= errors= elapsed_ms=".
+ * One line of key=value pairs that scripts parse: "connections=
+ * completed= failed= messages= bytes= reads= writes= errors= elapsed_ms=".
  *
  * Context: any context.
  */
@@ -588,9 +809,10 @@ void kiwi_sample_summary(const char *who, struct kiwi_sample_stats *st,
 	int completed = atomic_read(&st->completed);
 	int failed = atomic_read(&st->failed);
 
-	pr_info("%s: summary: connections=%d completed=%d failed=%d messages=%lld bytes=%lld errors=%d elapsed_ms=%lld\n",
+	pr_info("%s: summary: connections=%d completed=%d failed=%d messages=%lld bytes=%lld reads=%lld writes=%lld errors=%d elapsed_ms=%lld\n",
 		who, completed + failed, completed, failed,
 		atomic64_read(&st->messages), atomic64_read(&st->bytes),
+		atomic64_read(&st->reads), atomic64_read(&st->writes),
 		atomic_read(&st->errors),
 		ktime_ms_delta(ktime_get(), start));
 }

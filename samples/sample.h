@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kiwi sample ULPs: one connection of the server or the client, with its
- * QP, CQ and buffers, the ping-pong message exchange over SEND/RECV, the
- * record of its rdma_cm events, and the counters a summary is made of.
+ * QP, CQ and buffers, the ping-pong message exchange (over SEND/RECV, or
+ * by the server's RDMA READ and RDMA WRITE), the record of its rdma_cm
+ * events, and the counters a summary is made of.
  *
  * Exported by kiwi_sample_conn.ko; kiwi_sample_server.ko and
  * kiwi_sample_client.ko are its two users.
@@ -14,6 +15,7 @@
 #include <linux/completion.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
+#include <linux/types.h>
 #include <linux/workqueue.h>
 
 #include <kiwi/rdma_cm.h>
@@ -24,6 +26,42 @@
 #define KIWI_SAMPLE_MAX_SIZE	65536
 /* Smallest message: the sequence header. */
 #define KIWI_SAMPLE_MIN_SIZE	8
+/* kiwi_sample_hello.magic: "kiwi" */
+#define KIWI_SAMPLE_HELLO_MAGIC	0x6b697769
+
+/**
+ * struct kiwi_sample_hello - the client's buffers, offered to the server
+ * @magic: KIWI_SAMPLE_HELLO_MAGIC
+ * @size: bytes at each of the two addresses
+ * @read_addr: where the server reads each message from (RDMA READ)
+ * @write_addr: where the server writes it back to (RDMA WRITE)
+ * @rkey: the key of both, with remote read and write access
+ *
+ * The private data of the client's connect when it asks for the RDMA
+ * exchange; the server keeps what it received. Big-endian on the wire.
+ */
+struct kiwi_sample_hello {
+	__be32 magic;
+	__be32 size;
+	__be64 read_addr;
+	__be64 write_addr;
+	__be32 rkey;
+} __packed;
+
+/**
+ * struct kiwi_sample_ctrl - a message's announcement in the RDMA exchange
+ * @nr: the client's connection number
+ * @seq: the message's sequence number
+ * @len: its bytes, at the client's read_addr
+ *
+ * The client SENDs it when a message is ready to be read; the server SENDs
+ * it back once the message is written back.
+ */
+struct kiwi_sample_ctrl {
+	__be32 nr;
+	__be32 seq;
+	__be32 len;
+} __packed;
 
 /**
  * struct kiwi_sample_stats - what a module's connections did
@@ -32,6 +70,8 @@
  * @failed: the other connections
  * @messages: messages received and checked
  * @bytes: bytes in them
+ * @reads: RDMA READs this module's connections completed
+ * @writes: RDMA WRITEs they completed
  * @errors: failed calls, completions and checks
  * @first_error: the first failed connection's error, or 0
  */
@@ -40,6 +80,8 @@ struct kiwi_sample_stats {
 	atomic_t failed;
 	atomic64_t messages;
 	atomic64_t bytes;
+	atomic64_t reads;
+	atomic64_t writes;
 	atomic_t errors;
 	atomic_t first_error;
 };
@@ -60,12 +102,17 @@ struct kiwi_sample_stats {
  * @error: the first error, or 0
  * @what: the call or check that failed, for the log
  * @passive: the server's side: accept, and send every message back
+ * @rdma: messages go by the server's RDMA READ and WRITE, not by SEND
+ * @hello: @rdma: the client's buffers (the client's own, or what the
+ *	server received)
+ * @pending: server, @rdma: bytes of the message being read
  * @count: client: messages to send; server: unused
  * @size: bytes per message (client) or buffer size (server)
  * @sent: messages posted
  * @received: messages received and checked
  * @bytes: bytes in them
- * @buf: two buffers of @size: receive, then send
+ * @buf: two buffers of @size (receive, then send), then two of
+ *	struct kiwi_sample_ctrl (receive, then send)
  * @mr: the memory region over @buf
  * @cq: the CQ of both queues
  * @cq_work: polls @cq
@@ -86,6 +133,9 @@ struct kiwi_sample_conn {
 	int error;
 	const char *what;
 	bool passive;
+	bool rdma;
+	struct kiwi_sample_hello hello;
+	u32 pending;
 	u32 count;
 	u32 size;
 	u32 sent;
@@ -101,7 +151,8 @@ struct kiwi_sample_conn {
 struct kiwi_sample_conn *kiwi_sample_conn_alloc(const char *who,
 						unsigned int nr,
 						struct kiwi_sample_stats *st,
-						u32 size, u32 count, bool passive);
+						u32 size, u32 count, bool passive,
+						bool rdma);
 bool kiwi_sample_conn_event(struct kiwi_sample_conn *conn,
 			    const struct rdma_cm_event *ev);
 void kiwi_sample_conn_abort(struct kiwi_sample_conn *conn, const char *what,

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_sample_server: a sample ULP that listens on one or more addresses,
- * accepts every connection and sends every message it receives back.
+ * accepts every connection and sends every message it receives back; or,
+ * for a client that asks for it, reads each message by RDMA READ and
+ * writes it back by RDMA WRITE.
  *
  *   insmod kiwi_sample_server.ko address=127.0.0.1,198.18.0.1 port=7174
  *
@@ -83,7 +85,7 @@ static struct server_conn *server_conn_new(struct rdma_cm_id *id)
 		return NULL;
 	sc->conn = kiwi_sample_conn_alloc(SERVER_NAME,
 					  atomic_inc_return(&server_nr),
-					  &server_stats, size, 0, true);
+					  &server_stats, size, 0, true, false);
 	if (!sc->conn) {
 		kfree(sc);
 		return NULL;
@@ -223,6 +225,6 @@ static void __exit server_exit(void)
 
 module_init(server_init);
 module_exit(server_exit);
-MODULE_DESCRIPTION("kiwi sample ULP: an echo server over rdma_cm and SEND/RECV");
+MODULE_DESCRIPTION("kiwi sample ULP: an echo server over rdma_cm, SEND/RECV and RDMA READ/WRITE");
 MODULE_AUTHOR("kiwi");
 MODULE_LICENSE("GPL");

@@ -17,7 +17,7 @@ KIWI_DEMO_PORT=7174 KIWI_DEMO_CLIENT_PORT=7175 KIWI_DEMO_CONNECTIONS=1 \
 	bash "$top/scripts/demo.sh" >"$log" 2>&1 || rc=$?
 sed -n '/^demo FAILED:/,$p' "$log"
 [ "$rc" != 0 ] || die "the demo passed with nothing listening (log: $log)"
-for run in loopback veth-ipv4 veth-ipv6; do
+for run in loopback veth-ipv4 veth-ipv6 veth-rdma; do
 	grep -q "^  $run: the client module did not load.*Connection refused" \
 		"$log" || die "no refused connection reported for $run (log: $log)"
 	grep -q "^  $run: 0 of 1 connections completed, 1 failed" "$log" ||

@@ -6,7 +6,8 @@ summary and judge it.
 The run passes only if the VM set up its network, every client run loaded
 (every connection completed), each run's summary shows all its
 connections completed with all their messages and no error, the server
-completed as many connections as the clients did, and the console has no
+completed as many connections as the clients did, moved exactly the RDMA
+run's messages by RDMA READ and by RDMA WRITE, and the console has no
 kernel splat. Booting and the splat scan are kiwi_vm.py's.
 """
 
@@ -19,7 +20,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kiwi_vm  # noqa: E402
 
 RUNS = [("loopback", "127.0.0.1"), ("veth-ipv4", "198.18.0.1"),
-        ("veth-ipv6", "fd00:198:18::1")]
+        ("veth-ipv6", "fd00:198:18::1"), ("veth-rdma", "198.18.0.1")]
+# Runs whose messages the server moves by RDMA READ and WRITE (rdma=1).
+RDMA_RUNS = ["veth-rdma"]
 SUMMARY = re.compile(r"(kiwi_sample_\w+): summary: (.*)$")
 
 
@@ -120,6 +123,12 @@ def check_server(st, args):
                         f"completed {clients}")
     if num(s, "errors"):
         problems.append(f"server: {num(s, 'errors')} errors")
+    moved = sum(num(st["summary"].get(n, {}), "messages")
+                for n in RDMA_RUNS if n in st["summary"])
+    for op in ("reads", "writes"):
+        if num(s, op) != moved:
+            problems.append(f"server: {num(s, op)} RDMA {op}, want {moved} "
+                            f"(the messages of {', '.join(RDMA_RUNS)})")
     return problems
 
 
@@ -140,7 +149,7 @@ def print_summary(st):
             f"{'failed':>6} {'messages':>8} {'bytes':>10} {'errors':>6} "
             f"{'time':>8}")
     kiwi_vm.log(head)
-    rows = [(n, a, n) for n, a in RUNS] + [("server", "(all three)",
+    rows = [(n, a, n) for n, a in RUNS] + [("server", "(all runs)",
                                             "server-stop")]
     for label, addr, key in rows:
         s = st["summary"].get(key)
@@ -152,6 +161,11 @@ def print_summary(st):
                     f"{num(s, 'completed'):>5} {num(s, 'failed'):>6} "
                     f"{num(s, 'messages'):>8} {num(s, 'bytes'):>10} "
                     f"{num(s, 'errors'):>6} {ms / 1000:>7.2f}s")
+    s = st["summary"].get("server-stop")
+    if s is not None:
+        kiwi_vm.log(f"server: {num(s, 'reads')} RDMA READs and "
+                    f"{num(s, 'writes')} RDMA WRITEs moved the messages of "
+                    f"{', '.join(RDMA_RUNS)}")
 
 
 def main():
