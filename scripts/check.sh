@@ -8,7 +8,9 @@
 #
 # env: SUITES              test modules to run, space- or comma-separated
 #                          globs (a suite name selects the module that holds
-#                          it); default: every kiwi_*_test module
+#                          it); default: every kiwi_*_test module, then
+#                          "samples" (make demo's VM on the test kernel,
+#                          one case)
 #      KIWI_SKIP_STATIC=1  skip the static checks (quick iteration)
 #      KIWI_SUITE_TIMEOUT  seconds a test module may run (default 300)
 #      KIWI_BOOT_TIMEOUT   seconds a VM may take to boot (default 180)
@@ -46,7 +48,18 @@ for m in "${all[@]}"; do
 		case $g in ${m%_test} | ${m%_test}_*) selected="$selected $m"; break ;; esac
 	done
 done
-[ -n "$selected" ] || die "SUITES='${SUITES:-}' selects no test module"
+# The sample ULPs: make demo's VM on the debug test kernel.
+samples=0
+if [ -z "${SUITES:-}" ]; then
+	samples=1
+else
+	for g in ${SUITES//,/ }; do
+		# shellcheck disable=SC2053
+		if [[ samples == $g ]]; then samples=1; fi
+	done
+fi
+[ -n "$selected" ] || [ "$samples" = 1 ] ||
+	die "SUITES='${SUITES:-}' selects no test module"
 
 # The interoperability suite runs in a VM of its own: it needs Linux's siw
 # and rdma-core's tools in the initramfs, and siw's own lockdep reports
@@ -107,6 +120,20 @@ fi
 if [ -n "$interop_tests" ]; then
 	run_vm interop "$vm/interop" "${KIWI_SUITE_TIMEOUT:-900}" --peer \
 		"$interop_tests"
+fi
+
+if [ "$samples" = 1 ]; then
+	step "samples: make demo's VM on the test kernel"
+	if KIWI_DEMO_KERNEL=test KIWI_DEMO_MODULES="$out" \
+		bash "$top/scripts/demo.sh" >"$build/samples.log" 2>&1; then
+		total_pass=$((total_pass + 1))
+		grep '^demo passed' "$build/samples.log"
+	else
+		total_fail=$((total_fail + 1))
+		rc=1
+		sed -n '/^demo FAILED:/,$p' "$build/samples.log"
+		echo "samples: FAILED (log: $build/samples.log)"
+	fi
 fi
 
 echo

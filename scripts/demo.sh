@@ -17,6 +17,8 @@
 #                             the server's; another one must fail)
 #      KIWI_DEMO_KERNEL=test  boot kiwi's debug test kernel (lockdep, KASAN;
 #                             built and cached as for make check) instead
+#      KIWI_DEMO_MODULES      a tree whose modules were built against that
+#                             kernel already (make check's): no build here
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -56,9 +58,8 @@ veth_ko() {
 	fi
 }
 
-step "demo [1/4]: Debian packages (linux-image-amd64, headers, QEMU, busybox)"
-bash "$top/scripts/deps.sh" demo
 if [ "${KIWI_DEMO_KERNEL:-stock}" = test ]; then
+	step "demo [1/4]: Debian packages (kernel source, QEMU, busybox)"
 	bash "$top/scripts/deps.sh" check
 	kdir=$(bash "$top/scripts/test-kernel.sh")
 	kernel=$kdir/arch/x86/boot/bzImage
@@ -66,6 +67,8 @@ if [ "${KIWI_DEMO_KERNEL:-stock}" = test ]; then
 	what="kiwi's debug test kernel"
 	out=$build/demo-test
 else
+	step "demo [1/4]: Debian packages (linux-image-amd64, headers, QEMU, busybox)"
+	bash "$top/scripts/deps.sh" demo
 	kver=$(stock_kernel)
 	[ -n "$kver" ] || die "no /boot/vmlinuz-*-amd64 with matching linux-headers"
 	kdir=/usr/src/linux-headers-$kver
@@ -75,15 +78,22 @@ else
 fi
 echo "ok: $what"
 
-step "demo [2/4]: build kiwi and the samples against $kdir"
-mkdir -p "$out/src"
-rsync -a --delete --exclude="/build*" --exclude=/.git "$top/" "$out/src/"
-if ! make -C "$kdir" M="$out/src" -j"$(nproc)" \
-	modules >"$out/build.log" 2>&1; then
-	grep -E "error|warning" "$out/build.log" | head -40 >&2
-	die "build failed (log: $out/build.log)"
+mods=${KIWI_DEMO_MODULES:-$out/src}
+if [ -n "${KIWI_DEMO_MODULES:-}" ]; then
+	[ "${KIWI_DEMO_KERNEL:-stock}" = test ] ||
+		die "KIWI_DEMO_MODULES needs KIWI_DEMO_KERNEL=test"
+	step "demo [2/4]: kiwi and the samples as built in $mods"
+else
+	step "demo [2/4]: build kiwi and the samples against $kdir"
+	mkdir -p "$mods"
+	rsync -a --delete --exclude="/build*" --exclude=/.git "$top/" "$mods/"
+	if ! make -C "$kdir" M="$mods" -j"$(nproc)" \
+		modules >"$out/build.log" 2>&1; then
+		grep -E "error|warning" "$out/build.log" | head -40 >&2
+		die "build failed (log: $out/build.log)"
+	fi
 fi
-echo "ok: $(cd "$out/src" && find . -name 'kiwi_*.ko' | wc -l) modules"
+echo "ok: $(cd "$mods" && find . -name 'kiwi_*.ko' | wc -l) modules"
 
 step "demo [3/4]: initramfs (busybox, kiwi, samples, veth)"
 root=$(mktemp -d)
@@ -95,7 +105,7 @@ install -m 0644 "$top/tests/vm/testnet.sh" "$root/etc/kiwi-testnet.sh"
 for m in iw_cm/kiwi_iwcm rdma_cm/kiwi_rdmacm drivers/softiw/kiwi_softiw \
 	samples/kiwi_sample_conn samples/kiwi_sample_server \
 	samples/kiwi_sample_client; do
-	cp "$out/src/$m.ko" "$root/lib/kiwi/"
+	cp "$mods/$m.ko" "$root/lib/kiwi/"
 done
 veth_ko "$kver" "$root/lib/kiwi/veth.ko"
 cat >"$root/etc/demo.conf" <<CONF

@@ -7,8 +7,10 @@ The run passes only if the VM set up its network, every client run loaded
 (every connection completed), each run's summary shows all its
 connections completed with all their messages and no error, the server
 completed as many connections as the clients did, moved exactly the RDMA
-run's messages by RDMA READ and by RDMA WRITE, and the console has no
-kernel splat. Booting and the splat scan are kiwi_vm.py's.
+run's messages by RDMA READ and by RDMA WRITE, the console has no
+kernel splat, and kmemleak (on kiwi's test kernel) found nothing allocated
+after /init ran. Booting, the splat scan and the boot-time leaks set
+aside are kiwi_vm.py's.
 """
 
 import argparse
@@ -30,7 +32,7 @@ def parse(lines):
     """Markers, what each step said, trace lines and summaries."""
     st = {"boot": None, "network": None, "setup_failed": [], "ends": {},
           "says": {}, "trace": {}, "summary": {}, "summaries": {},
-          "done": False, "unload_failed": []}
+          "done": False, "unload_failed": [], "kmemleak": None}
     block = None
     for raw in lines:
         line = raw.strip()
@@ -56,8 +58,17 @@ def parse(lines):
                 st["trace"][block] = []
             elif what == "TRACE-END":
                 block = None
+            elif what == "KMEMLEAK-BEGIN":
+                block = "kmemleak"
+                st["kmemleak"] = []
+            elif what == "KMEMLEAK-END":
+                block = None
             elif what == "DONE":
                 st["done"] = True
+            continue
+        if block == "kmemleak":
+            if line:
+                st["kmemleak"].append(line)
             continue
         if block is not None and line:
             st["trace"][block].append(line)
@@ -132,6 +143,22 @@ def check_server(st, args):
     return problems
 
 
+def check_leaks(st):
+    """kmemleak's report, when the kernel has kmemleak."""
+    if st["kmemleak"] is None:
+        return []
+    leaks, boot = kiwi_vm.split_boot_leaks(st["kmemleak"])
+    if boot:
+        kiwi_vm.log(f"vm: kmemleak: {boot} object(s) allocated before /init "
+                    "ran set aside")
+    objs = [ln for ln in leaks if ln.startswith("unreferenced object")]
+    if not leaks:
+        return []
+    first = next((ln for ln in leaks if "[<" in ln and "[kiwi" in ln),
+                 objs[0] if objs else leaks[0])
+    return [f"kmemleak: {len(objs)} unreferenced object(s); {first}"]
+
+
 def print_trace(st):
     kiwi_vm.log("\n== event trace")
     for name in ["server-start"] + [n for n, _ in RUNS] + ["server-stop"]:
@@ -198,6 +225,7 @@ def main():
             problems += check_client(st, name, args)
         problems += check_server(st, args)
     problems += [f"rmmod {m} failed" for m in st["unload_failed"]]
+    problems += check_leaks(st)
     if st["boot"] is not None and not st["done"] and not timeouts:
         problems.append("the VM stopped before finishing (see console.log)")
     problems += kiwi_vm.scan_console(console, ([], []), [])
