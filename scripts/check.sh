@@ -131,7 +131,11 @@ if [ "$samples" = 1 ]; then
 	else
 		total_fail=$((total_fail + 1))
 		rc=1
-		sed -n '/^demo FAILED:/,$p' "$build/samples.log"
+		if grep -q '^demo FAILED:' "$build/samples.log"; then
+			sed -n '/^demo FAILED:/,$p' "$build/samples.log"
+		else
+			tail -n 5 "$build/samples.log"
+		fi
 		echo "samples: FAILED (log: $build/samples.log)"
 	fi
 fi

@@ -79,6 +79,7 @@ fi
 echo "ok: $what"
 
 mods=${KIWI_DEMO_MODULES:-$out/src}
+mkdir -p "$out"
 if [ -n "${KIWI_DEMO_MODULES:-}" ]; then
 	[ "${KIWI_DEMO_KERNEL:-stock}" = test ] ||
 		die "KIWI_DEMO_MODULES needs KIWI_DEMO_KERNEL=test"
