@@ -23,6 +23,7 @@
  */
 #include <linux/inet.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -67,7 +68,7 @@ struct kiwi_sample_conn *kiwi_sample_conn_alloc(const char *who,
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return NULL;
-	conn->buf = kzalloc(2 * size + 2 * SAMPLE_CTRL_LEN, GFP_KERNEL);
+	conn->buf = kzalloc(2 * size, GFP_KERNEL);
 	if (!conn->buf) {
 		kfree(conn);
 		return NULL;
@@ -86,22 +87,13 @@ struct kiwi_sample_conn *kiwi_sample_conn_alloc(const char *who,
 EXPORT_SYMBOL_GPL(kiwi_sample_conn_alloc);
 
 /*
- * Offsets in conn->buf and its memory region: the message's receive and
- * send buffers, then the ctrl's receive and send buffers.
+ * conn->buf and conn->mr: the message's receive buffer at offset 0, its
+ * send buffer at offset size. conn->ctrl and conn->ctrl_mr (the RDMA
+ * exchange only): the ctrl's receive buffer, then its send buffer.
  */
 static u32 sample_send_off(const struct kiwi_sample_conn *conn)
 {
 	return conn->size;
-}
-
-static u32 sample_ctrl_recv_off(const struct kiwi_sample_conn *conn)
-{
-	return 2 * conn->size;
-}
-
-static u32 sample_ctrl_send_off(const struct kiwi_sample_conn *conn)
-{
-	return 2 * conn->size + SAMPLE_CTRL_LEN;
 }
 
 static void *sample_recv_buf(struct kiwi_sample_conn *conn)
@@ -116,12 +108,12 @@ static void *sample_send_buf(struct kiwi_sample_conn *conn)
 
 static struct kiwi_sample_ctrl *sample_ctrl_recv(struct kiwi_sample_conn *conn)
 {
-	return conn->buf + sample_ctrl_recv_off(conn);
+	return &conn->ctrl[0];
 }
 
 static struct kiwi_sample_ctrl *sample_ctrl_send(struct kiwi_sample_conn *conn)
 {
-	return conn->buf + sample_ctrl_send_off(conn);
+	return &conn->ctrl[1];
 }
 
 static void sample_fail(struct kiwi_sample_conn *conn, const char *what,
@@ -204,13 +196,20 @@ static void sample_close(struct kiwi_sample_conn *conn)
 		sample_finish(conn);
 }
 
+/* @len bytes at @off of @mr. */
+static void sample_sge(struct kiwi_sge *sge, const struct kiwi_mr *mr,
+		       u32 off, u32 len)
+{
+	*sge = (struct kiwi_sge) {
+		.addr = mr->iova + off,
+		.length = len,
+		.lkey = mr->lkey,
+	};
+}
+
 static int sample_post_recv(struct kiwi_sample_conn *conn)
 {
-	struct kiwi_sge sge = {
-		.addr = conn->mr->iova,
-		.length = conn->size,
-		.lkey = conn->mr->lkey,
-	};
+	struct kiwi_sge sge;
 	struct kiwi_recv_wr wr = {
 		.wr_id = SAMPLE_WR_RECV,
 		.sg_list = &sge,
@@ -218,26 +217,20 @@ static int sample_post_recv(struct kiwi_sample_conn *conn)
 	};
 	const struct kiwi_recv_wr *bad;
 
-	if (conn->rdma) {
-		sge.addr += sample_ctrl_recv_off(conn);
-		sge.length = SAMPLE_CTRL_LEN;
-	}
+	if (conn->rdma)
+		sample_sge(&sge, conn->ctrl_mr, 0, SAMPLE_CTRL_LEN);
+	else
+		sample_sge(&sge, conn->mr, 0, conn->size);
 	return kiwi_post_recv(conn->id->qp, &wr, &bad);
 }
 
 /*
- * Fill @wr, signaled, over @len bytes at @off of the buffer; for an RDMA
- * READ or WRITE, at @remote of the client's buffers.
+ * Fill @wr, signaled, over @sge; for an RDMA READ or WRITE, at @remote of
+ * the client's buffers.
  */
 static void sample_wr(struct kiwi_sample_conn *conn, struct kiwi_send_wr *wr,
-		      struct kiwi_sge *sge, u64 wr_id, u32 off, u32 len,
-		      __be64 remote)
+		      struct kiwi_sge *sge, u64 wr_id, __be64 remote)
 {
-	*sge = (struct kiwi_sge) {
-		.addr = conn->mr->iova + off,
-		.length = len,
-		.lkey = conn->mr->lkey,
-	};
 	*wr = (struct kiwi_send_wr) {
 		.wr_id = wr_id,
 		.sg_list = sge,
@@ -253,13 +246,16 @@ static void sample_wr(struct kiwi_sample_conn *conn, struct kiwi_send_wr *wr,
 	wr->rkey = be32_to_cpu(conn->hello.rkey);
 }
 
-static int sample_post_send(struct kiwi_sample_conn *conn, u32 off, u32 len)
+/* SEND @len bytes at @off of @mr. */
+static int sample_post_send(struct kiwi_sample_conn *conn,
+			    const struct kiwi_mr *mr, u32 off, u32 len)
 {
 	const struct kiwi_send_wr *bad;
 	struct kiwi_send_wr wr;
 	struct kiwi_sge sge;
 
-	sample_wr(conn, &wr, &sge, SAMPLE_WR_SEND, off, len, 0);
+	sample_sge(&sge, mr, off, len);
+	sample_wr(conn, &wr, &sge, SAMPLE_WR_SEND, 0);
 	return kiwi_post_send(conn->id->qp, &wr, &bad);
 }
 
@@ -272,7 +268,7 @@ static int sample_announce(struct kiwi_sample_conn *conn, u32 seq)
 	ctrl->nr = cpu_to_be32(conn->nr);
 	ctrl->seq = cpu_to_be32(seq);
 	ctrl->len = cpu_to_be32(conn->size);
-	return sample_post_send(conn, sample_ctrl_send_off(conn),
+	return sample_post_send(conn, conn->ctrl_mr, SAMPLE_CTRL_LEN,
 				SAMPLE_CTRL_LEN);
 }
 
@@ -292,7 +288,8 @@ static void sample_send_next(struct kiwi_sample_conn *conn)
 	if (conn->rdma)
 		ret = sample_announce(conn, seq);
 	else
-		ret = sample_post_send(conn, sample_send_off(conn), conn->size);
+		ret = sample_post_send(conn, conn->mr, sample_send_off(conn),
+				       conn->size);
 	if (ret) {
 		sample_fail(conn, "post_send", ret);
 		sample_close(conn);
@@ -343,7 +340,11 @@ static void sample_client_recv(struct kiwi_sample_conn *conn, u32 len)
 	sample_send_next(conn);
 }
 
-/* Server, RDMA: a message is announced; read it from the client. */
+/*
+ * Server, RDMA: a message is announced; read it from the client. One
+ * message at a time: conn->pending stays set until the SEND that returns
+ * the ctrl completes, which is before the client can announce the next.
+ */
 static int sample_server_read(struct kiwi_sample_conn *conn, u32 len)
 {
 	struct kiwi_sample_ctrl *ctrl = sample_ctrl_recv(conn);
@@ -355,6 +356,8 @@ static int sample_server_read(struct kiwi_sample_conn *conn, u32 len)
 
 	if (len != SAMPLE_CTRL_LEN)
 		return -EBADMSG;
+	if (conn->pending)
+		return -EPROTO;
 	msg_len = be32_to_cpu(ctrl->len);
 	if (!msg_len || msg_len > conn->size ||
 	    msg_len > be32_to_cpu(conn->hello.size))
@@ -364,8 +367,8 @@ static int sample_server_read(struct kiwi_sample_conn *conn, u32 len)
 	ret = sample_post_recv(conn);
 	if (ret)
 		return ret;
-	sample_wr(conn, &wr, &sge, SAMPLE_WR_READ, 0, msg_len,
-		  conn->hello.read_addr);
+	sample_sge(&sge, conn->mr, 0, msg_len);
+	sample_wr(conn, &wr, &sge, SAMPLE_WR_READ, conn->hello.read_addr);
 	return kiwi_post_send(conn->id->qp, &wr, &bad);
 }
 
@@ -380,10 +383,11 @@ static int sample_server_write(struct kiwi_sample_conn *conn, u32 len)
 		return -EBADMSG;
 	conn->received++;
 	conn->bytes += len;
-	sample_wr(conn, &write, &write_sge, SAMPLE_WR_WRITE, 0, len,
+	sample_sge(&write_sge, conn->mr, 0, len);
+	sample_wr(conn, &write, &write_sge, SAMPLE_WR_WRITE,
 		  conn->hello.write_addr);
-	sample_wr(conn, &send, &send_sge, SAMPLE_WR_SEND,
-		  sample_ctrl_send_off(conn), SAMPLE_CTRL_LEN, 0);
+	sample_sge(&send_sge, conn->ctrl_mr, SAMPLE_CTRL_LEN, SAMPLE_CTRL_LEN);
+	sample_wr(conn, &send, &send_sge, SAMPLE_WR_SEND, 0);
 	write.next = &send;
 	return kiwi_post_send(conn->id->qp, &write, &bad);
 }
@@ -399,7 +403,7 @@ static int sample_server_echo(struct kiwi_sample_conn *conn, u32 len)
 	ret = sample_post_recv(conn);
 	if (ret)
 		return ret;
-	return sample_post_send(conn, sample_send_off(conn), len);
+	return sample_post_send(conn, conn->mr, sample_send_off(conn), len);
 }
 
 static const char *sample_wr_name(u64 wr_id)
@@ -411,8 +415,10 @@ static const char *sample_wr_name(u64 wr_id)
 		return "send completion";
 	case SAMPLE_WR_READ:
 		return "read completion";
-	default:
+	case SAMPLE_WR_WRITE:
 		return "write completion";
+	default:
+		return "completion";
 	}
 }
 
@@ -433,6 +439,10 @@ static int sample_step(struct kiwi_sample_conn *conn, const struct kiwi_wc *wc)
 		return sample_server_write(conn, wc->byte_len);
 	case SAMPLE_WR_WRITE:
 		atomic64_inc(&conn->stats->writes);
+		return 0;
+	case SAMPLE_WR_SEND:
+		if (conn->passive)
+			conn->pending = 0;
 		return 0;
 	default:
 		return 0;
@@ -455,8 +465,7 @@ static void sample_completion(struct kiwi_sample_conn *conn,
 	}
 	ret = sample_step(conn, wc);
 	if (ret) {
-		sample_fail(conn, conn->rdma ? "read/write back" : "echo",
-			    ret);
+		sample_fail(conn, conn->rdma ? "rdma exchange" : "echo", ret);
 		sample_close(conn);
 	}
 }
@@ -499,16 +508,60 @@ static void sample_cq_event(struct kiwi_cq *cq, void *context)
 	queue_work(system_wq, &conn->cq_work);
 }
 
-/* Client, RDMA: what the server needs to read and write its buffers. */
-static void sample_hello_init(struct kiwi_sample_conn *conn)
+/* A memory region for local access: the SGEs of work requests. */
+static struct kiwi_mr *sample_reg_local(struct kiwi_sample_conn *conn,
+					void *buf, u32 len)
+{
+	struct kiwi_mr *mr;
+
+	mr = kiwi_reg_kernel_mr(conn->id->device, buf, len,
+				KIWI_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(mr))
+		conn->what = "reg_kernel_mr";
+	return mr;
+}
+
+/* RDMA exchange: the ctrl buffers, local to each side. */
+static int sample_ctrl_init(struct kiwi_sample_conn *conn)
+{
+	struct kiwi_mr *mr;
+
+	conn->ctrl = kcalloc(2, SAMPLE_CTRL_LEN, GFP_KERNEL);
+	if (!conn->ctrl) {
+		conn->what = "ctrl buffers";
+		return -ENOMEM;
+	}
+	mr = sample_reg_local(conn, conn->ctrl, 2 * SAMPLE_CTRL_LEN);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	conn->ctrl_mr = mr;
+	return 0;
+}
+
+/*
+ * Client, RDMA: a second region over the message buffers, for the server
+ * alone, seen from offset 0 (the peer learns offsets, not kernel
+ * addresses), and the hello that offers it.
+ */
+static int sample_remote_init(struct kiwi_sample_conn *conn)
 {
 	struct kiwi_sample_hello *h = &conn->hello;
+	struct scatterlist sg;
+	struct kiwi_mr *mr;
 
+	sg_init_one(&sg, conn->buf, 2 * conn->size);
+	mr = kiwi_reg_sg_mr(conn->id->device, &sg, 1, 0, KIWI_ACCESS_ALL);
+	if (IS_ERR(mr)) {
+		conn->what = "reg_sg_mr";
+		return PTR_ERR(mr);
+	}
+	conn->remote_mr = mr;
 	h->magic = cpu_to_be32(KIWI_SAMPLE_HELLO_MAGIC);
 	h->size = cpu_to_be32(conn->size);
-	h->read_addr = cpu_to_be64(conn->mr->iova + sample_send_off(conn));
-	h->write_addr = cpu_to_be64(conn->mr->iova);
-	h->rkey = cpu_to_be32(conn->mr->rkey);
+	h->read_addr = cpu_to_be64(mr->iova + sample_send_off(conn));
+	h->write_addr = cpu_to_be64(mr->iova);
+	h->rkey = cpu_to_be32(mr->rkey);
+	return 0;
 }
 
 /* Server: does the client's connect ask for the RDMA exchange? */
@@ -524,28 +577,30 @@ static void sample_take_hello(struct kiwi_sample_conn *conn,
 }
 
 /*
- * Memory region and the first receive. A device without a data path
+ * Memory regions and the first receive. A device without a data path
  * fails here, with -EINVAL from kiwi_reg_kernel_mr() or -EOPNOTSUPP from
- * kiwi_post_recv(). The client's buffers of the RDMA exchange are open to
- * the server's RDMA READ and WRITE.
+ * kiwi_post_recv(). The client's message buffers of the RDMA exchange
+ * are open to the server's RDMA READ and WRITE.
  */
 static int sample_data_init(struct kiwi_sample_conn *conn)
 {
-	u32 access = KIWI_ACCESS_LOCAL_WRITE;
 	struct kiwi_mr *mr;
 	int ret;
 
-	if (conn->rdma && !conn->passive)
-		access = KIWI_ACCESS_ALL;
-	mr = kiwi_reg_kernel_mr(conn->id->device, conn->buf,
-				2 * conn->size + 2 * SAMPLE_CTRL_LEN, access);
-	if (IS_ERR(mr)) {
-		conn->what = "reg_kernel_mr";
+	mr = sample_reg_local(conn, conn->buf, 2 * conn->size);
+	if (IS_ERR(mr))
 		return PTR_ERR(mr);
-	}
 	conn->mr = mr;
-	if (conn->rdma && !conn->passive)
-		sample_hello_init(conn);
+	if (conn->rdma) {
+		ret = sample_ctrl_init(conn);
+		if (ret)
+			return ret;
+	}
+	if (conn->rdma && !conn->passive) {
+		ret = sample_remote_init(conn);
+		if (ret)
+			return ret;
+	}
 	ret = sample_post_recv(conn);
 	if (ret) {
 		conn->what = "post_recv";
@@ -664,6 +719,15 @@ static void sample_established(struct kiwi_sample_conn *conn)
 static void sample_disconnected(struct kiwi_sample_conn *conn)
 {
 	int ret;
+
+	/*
+	 * Completions the CQ worker has not taken yet (the last WRITE's)
+	 * are counted before the connection is over.
+	 */
+	if (conn->cq)
+		sample_drain_cq(conn);
+	if (conn->finished)
+		return;
 
 	if (!conn->passive && conn->received < conn->count)
 		sample_fail(conn, "disconnected early", -ECONNRESET);
@@ -785,8 +849,13 @@ void kiwi_sample_conn_destroy(struct kiwi_sample_conn *conn)
 		kiwi_destroy_cq(conn->cq);
 		cancel_work_sync(&conn->cq_work);
 	}
+	if (conn->remote_mr)
+		kiwi_dereg_mr(conn->remote_mr);
+	if (conn->ctrl_mr)
+		kiwi_dereg_mr(conn->ctrl_mr);
 	if (conn->mr)
 		kiwi_dereg_mr(conn->mr);
+	kfree(conn->ctrl);
 	kfree(conn->buf);
 	kfree(conn);
 }

@@ -105,15 +105,19 @@ struct kiwi_sample_stats {
  * @rdma: messages go by the server's RDMA READ and WRITE, not by SEND
  * @hello: @rdma: the client's buffers (the client's own, or what the
  *	server received)
- * @pending: server, @rdma: bytes of the message being read
+ * @pending: server, @rdma: bytes of the message in the works, until the
+ *	SEND that returns its ctrl completes; 0 when none is
  * @count: client: messages to send; server: unused
  * @size: bytes per message (client) or buffer size (server)
  * @sent: messages posted
  * @received: messages received and checked
  * @bytes: bytes in them
- * @buf: two buffers of @size (receive, then send), then two of
- *	struct kiwi_sample_ctrl (receive, then send)
- * @mr: the memory region over @buf
+ * @buf: two buffers of @size: receive, then send
+ * @mr: the memory region over @buf for local access
+ * @remote_mr: client, @rdma: a second region over @buf, seen from
+ *	offset 0, for the server's RDMA READ and WRITE
+ * @ctrl: @rdma: two ctrl buffers: receive, then send
+ * @ctrl_mr: @rdma: the memory region over @ctrl, local access only
  * @cq: the CQ of both queues
  * @cq_work: polls @cq
  * @done: completed when the connection ends
@@ -143,6 +147,9 @@ struct kiwi_sample_conn {
 	u64 bytes;
 	void *buf;
 	struct kiwi_mr *mr;
+	struct kiwi_mr *remote_mr;
+	struct kiwi_sample_ctrl *ctrl;
+	struct kiwi_mr *ctrl_mr;
 	struct kiwi_cq *cq;
 	struct work_struct cq_work;
 	struct completion done;

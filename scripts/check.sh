@@ -36,6 +36,7 @@ echo "ok: no warnings"
 mapfile -t all < <(cd "$out" && find tests -name 'kiwi_*.ko' |
 	sed 's|.*/||; s|\.ko$||' | grep -v '^kiwi_testlib$' | sort)
 selected=
+set -f	# SUITES holds globs for the module names, not for files here
 for m in "${all[@]}"; do
 	if [ -z "${SUITES:-}" ]; then
 		case $m in kiwi_harness_*) continue ;; esac
@@ -58,6 +59,7 @@ else
 		if [[ samples == $g ]]; then samples=1; fi
 	done
 fi
+set +f
 [ -n "$selected" ] || [ "$samples" = 1 ] ||
 	die "SUITES='${SUITES:-}' selects no test module"
 
