@@ -162,12 +162,26 @@ static int bench_wait_step(struct bench_rconn *rc)
 	return rc->status > 0 ? 0 : rc->status;
 }
 
+static int bench_rconn_create_qp(struct bench_rconn *rc)
+{
+	int ret = bench_qp_create(rc->id, &rc->qp);
+
+	rc->has_qp = !ret;
+	return ret;
+}
+
+static void bench_rconn_destroy_qp(struct bench_rconn *rc)
+{
+	if (!rc->has_qp)
+		return;
+	rdma_destroy_qp(rc->id);
+	bench_qp_destroy(&rc->qp);
+	rc->has_qp = false;
+}
+
 static void bench_rconn_free(struct bench_rconn *rc)
 {
-	if (rc->has_qp) {
-		rdma_destroy_qp(rc->id);
-		bench_qp_destroy(&rc->qp);
-	}
+	bench_rconn_destroy_qp(rc);
 	rdma_destroy_id(rc->id);
 	kfree(rc);
 }
@@ -189,10 +203,9 @@ static int bench_qp_connect(struct bench_rconn *rc, bool in_handler)
 	};
 	int ret;
 
-	ret = bench_qp_create(rc->id, &rc->qp);
+	ret = bench_rconn_create_qp(rc);
 	if (ret)
 		return ret;
-	rc->has_qp = true;
 	rc->c->t[KIWI_BENCH_T_CONNECT] = ktime_get_ns();
 	put_unaligned(rc->c->t[KIWI_BENCH_T_CONNECT], (u64 *)pd);
 	if (in_handler)
@@ -289,8 +302,7 @@ static int bench_floor_steps(struct bench_rconn *rc,
 	if (!ret)
 		ret = bench_resolve_route(rc);
 	if (!ret)
-		ret = bench_qp_create(rc->id, &rc->qp);
-	rc->has_qp = !ret;
+		ret = bench_rconn_create_qp(rc);
 	return ret;
 }
 
@@ -357,11 +369,7 @@ static void bench_close(struct kiwi_bench_conn *c)
 	c->t[KIWI_BENCH_T_DISC_RET] = ktime_get_ns();
 	wait_for_completion_timeout(&rc->closed,
 				    msecs_to_jiffies(BENCH_TIMEOUT_MS));
-	if (rc->has_qp) {
-		rdma_destroy_qp(rc->id);
-		bench_qp_destroy(&rc->qp);
-		rc->has_qp = false;
-	}
+	bench_rconn_destroy_qp(rc);
 	c->t[KIWI_BENCH_T_QP_GONE] = ktime_get_ns();
 	bench_rconn_free(rc);
 	c->priv = NULL;
@@ -400,10 +408,9 @@ static int bench_server_request(struct rdma_cm_id *id,
 		return -ENOMEM;
 	rc->id = id;
 	id->context = rc;
-	ret = bench_qp_create(id, &rc->qp);
+	ret = bench_rconn_create_qp(rc);
 	if (ret)
 		goto err_free_rc;
-	rc->has_qp = true;
 	ret = rdma_accept(id, &param);
 	if (ret)
 		goto err_destroy_qp;
@@ -412,8 +419,7 @@ static int bench_server_request(struct rdma_cm_id *id,
 	return 0;
 
 err_destroy_qp:
-	rdma_destroy_qp(id);
-	bench_qp_destroy(&rc->qp);
+	bench_rconn_destroy_qp(rc);
 err_free_rc:
 	id->context = NULL;
 	kfree(rc);
@@ -427,8 +433,7 @@ static int bench_server_gone(struct rdma_cm_id *id)
 
 	if (!rc)
 		return 0;
-	rdma_destroy_qp(id);
-	bench_qp_destroy(&rc->qp);
+	bench_rconn_destroy_qp(rc);
 	kfree(rc);
 	id->context = NULL;
 	if (atomic_dec_and_test(&bench_served))
