@@ -34,7 +34,19 @@
 #      KIWI_BENCH_SCRIPT     a shell file the VM sources after its setup
 #                            instead of the standard scenarios (e.g.
 #                            bench/profile.sh); its KIWI- lines are printed
-#                            instead of the table
+#                            instead of the table, each rate result
+#                            followed by a KIWI-PERCONN line (host CPU,
+#                            and instructions if counted, per connection)
+#      KIWI_BENCH_INSNS      1: count the guest instructions each timed
+#                            command executes (scripts/bench_insns.c, a
+#                            QEMU TCG plugin): a line per concurrency in
+#                            the table. Counting slows the VM about 1.8x,
+#                            so the timed lines of such a run are not
+#                            comparable with a run without (default 0).
+#                            prof: also per block of code, for a script's
+#                            snap and symbols (bench/vm-init); the script's
+#                            lines are followed by scripts/bench_prof.py's
+#                            tables
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -100,22 +112,48 @@ fi
 echo "ok"
 
 what="QEMU TCG, 2 vCPUs"
+plugin=()
+snaps=()
+rm -f "$vm/console.log" "$vm/results.log" "$vm/cpu.log" "$vm/insns.log" \
+	"$vm"/prof.*
+case ${KIWI_BENCH_INSNS:-0} in
+0) ;;
+1|prof)
+	step "QEMU plugin: guest instruction counts"
+	gcc -O2 -Wall -Werror -shared -fPIC -fvisibility=hidden -pthread \
+		-o "$vm/bench_insns.so" "$top/scripts/bench_insns.c"
+	args=out=$vm/insns.log
+	if [ "$KIWI_BENCH_INSNS" = prof ]; then
+		args=$args,prof=$vm/prof
+		snaps=("$vm/prof")
+	fi
+	plugin=(-plugin "$vm/bench_insns.so,$args")
+	what="$what, instructions counted"
+	echo "ok"
+	;;
+*) die "KIWI_BENCH_INSNS: 0, 1 or prof, not '$KIWI_BENCH_INSNS'" ;;
+esac
 step "VM: run ($what)"
-rm -f "$vm/console.log" "$vm/results.log" "$vm/cpu.log"
 timeout "${KIWI_BENCH_TIMEOUT:-3600}" qemu-system-x86_64 -accel tcg -smp 2 \
-	-m 3072 -nic none -no-reboot -display none -monitor none \
+	-m 3072 -nic none -no-reboot -display none -monitor none "${plugin[@]}" \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$vm/initramfs.cpio.gz" \
 	-append "console=ttyS0 loglevel=4 panic=-1 ${KIWI_BENCH_APPEND:-}" \
 	-chardev file,id=con,path="$vm/console.log" -serial chardev:con \
 	-chardev file,id=res,path="$vm/results.log" -serial chardev:res &
 qemu=$!
 # Progress (each finished command) and QEMU's CPU time at each line.
-python3 "$top/scripts/bench_watch.py" $qemu "$vm/results.log" "$vm/cpu.log"
+python3 "$top/scripts/bench_watch.py" $qemu "$vm/results.log" "$vm/cpu.log" \
+	"${snaps[@]}"
 wait $qemu || die "the VM did not finish (timeout or QEMU error; log: $vm/console.log)"
 
 step "results"
 if [ -n "${KIWI_BENCH_SCRIPT:-}" ]; then
-	grep -v 'KIWI-PROGRESS' "$vm/results.log" | grep 'KIWI-' || true
+	python3 "$top/scripts/bench_report.py" --lines "$vm/results.log" \
+		"$vm/cpu.log" "$vm/insns.log"
+	if [ ${#snaps[@]} -gt 0 ] && grep -q 'KIWI-SNAP' "$vm/results.log"; then
+		python3 "$top/scripts/bench_prof.py" "$vm/results.log" \
+			"$vm/prof" || echo "bench: no instruction profile"
+	fi
 	if grep -E 'BUG:|WARNING:|Oops|Kernel panic|Call Trace:' "$vm/console.log"; then
 		die "the kernel complained (log: $vm/console.log)"
 	fi
@@ -124,5 +162,5 @@ if [ -n "${KIWI_BENCH_SCRIPT:-}" ]; then
 	exit 0
 fi
 python3 "$top/scripts/bench_report.py" "$vm/results.log" "$vm/console.log" \
-	"$vm/results.json" "$vm/cpu.log" "$what"
+	"$vm/results.json" "$vm/cpu.log" "$what" "$vm/insns.log"
 echo "make bench: $(($(date +%s) - t0)) s"

@@ -3,8 +3,16 @@
 """Turn the benchmark VM's results (bench/vm-init) into a table of
 numbers and ratios, saved as JSON. Exits non-zero if the run was not
 complete: a scenario failed, a connection failed, or the kernel
-complained (BUG, WARNING, Oops, panic, a call trace)."""
+complained (BUG, WARNING, Oops, panic, a call trace).
 
+usage: bench_report.py RESULTS CONSOLE OUT_JSON [CPU [MACHINE [INSNS]]]
+       bench_report.py --lines RESULTS CPU [INSNS]
+CPU is scripts/bench_watch.py's file, INSNS scripts/bench_insns.c's.
+The second form prints the VM's KIWI- lines, each rate result followed
+by its host CPU and guest instructions per connection (for
+KIWI_BENCH_SCRIPT runs)."""
+
+import bisect
 import json
 import re
 import sys
@@ -18,12 +26,25 @@ SPLAT = re.compile(r"(BUG:|WARNING:|Oops|Kernel panic|Call Trace:|"
                    r"refcount_t:|general protection fault)")
 
 
-def parse(lines, cpu):
+def measure(rec, cpu, insns, start, end):
+    """Give a timed command's result @rec what the host saw between its
+    KIWI-START line @start and its result's line @end: QEMU's CPU time,
+    and the guest instructions if @insns."""
+    if not (start and start in cpu and end in cpu):
+        return
+    rec["cpu_ns"] = cpu[end][0] - cpu[start][0]
+    if insns:
+        rec["insns"] = (insns_at(insns, cpu[end][1]) -
+                        insns_at(insns, cpu[start][1]))
+
+
+def parse(lines, cpu, insns=None):
     """Per stack: the scenario results in order, and slab totals. @cpu
-    maps a line number (from 1) to QEMU's CPU time, ns, when the host saw
-    the line (scripts/bench_watch.py); a timed command's result gets the
-    CPU time since its KIWI-START line; a result after a KIWI-ROUND line
-    gets that main round's number."""
+    maps a line number (from 1) to QEMU's CPU time, ns, and the host's
+    monotonic clock when the host saw the line (scripts/bench_watch.py);
+    a timed command's result gets the CPU time since its KIWI-START line,
+    and with @insns (read_insns()) the guest instructions executed since;
+    a result after a KIWI-ROUND line gets that main round's number."""
     runs = {s: [] for s in STACKS + FLOORS}
     slab, problems, notes, done, start = {}, [], [], False, None
     main_round = None
@@ -38,8 +59,7 @@ def parse(lines, cpu):
             body, rc = rest.rsplit(" rc=", 1)
             rec = json.loads(body) if body.startswith("{") else {}
             rec["rc"] = int(rc)
-            if start and start in cpu and lineno in cpu:
-                rec["cpu_ns"] = cpu[lineno] - cpu[start]
+            measure(rec, cpu, insns, start, lineno)
             start = None
             if main_round is not None:
                 rec["round"] = main_round
@@ -88,6 +108,12 @@ def cpu_ms(rec):
     return rec["cpu_ns"] / 1e6 / ok if ok and "cpu_ns" in rec else None
 
 
+def insns_k(rec):
+    """Guest instructions per connection that opened, thousands."""
+    ok = rec["n"] - rec["failed"]
+    return rec["insns"] / 1e3 / ok if ok and "insns" in rec else None
+
+
 def window_rates(rec):
     """The rates of a run's windows (bench/core.c), connections/s."""
     m = rec.get("win_n", 0)
@@ -107,14 +133,17 @@ def main_line(recs):
     the median of the rounds' (a round's rate is its connections over its
     wall-clock time); the rounds' rates show the spread, and so do the
     windows of every round. "by_round" keeps every round's rate and p99
-    by round number (KIWI-ROUND; the order of the runs without it), for
-    ratios taken round by round.
+    by round number (KIWI-ROUND; the order of the runs without it), and
+    so do the guest instructions per connection when they were counted,
+    for ratios taken round by round.
     """
     keys = [str(r.get("round", i)) for i, r in enumerate(recs)]
     by_round = {"rate": {k: rate(r) for k, r in zip(keys, recs)
                          if "elapsed_ns" in r},
                 "p99_ms": {k: r["p99_ns"] / 1e6 for k, r in zip(keys, recs)
-                           if r.get("p99_ns")}}
+                           if r.get("p99_ns")},
+                "insns_k": {k: insns_k(r) for k, r in zip(keys, recs)
+                            if "elapsed_ns" in r and "insns" in r}}
     recs = [r for r in recs if "elapsed_ns" in r]  # a failed one is {}
 
     def med(key, scale=1):
@@ -133,6 +162,7 @@ def main_line(recs):
             "win_min": min(wins) if wins else None,
             "win_max": max(wins) if wins else None,
             "cpu_ms": median([cpu_ms(r) for r in recs]),
+            "insns_k": median([insns_k(r) for r in recs]),
             "p50_ms": med("p50_ns", 1e6),
             "p99_ms": med("p99_ns", 1e6),
             "close_ms": med("close_ns", 1e6),
@@ -339,6 +369,14 @@ def report(summ, machine):
         if any(v):
             row(f"host CPU ms per connection, c={c}", v, "{:.2f}",
                 (ratio(v[1], v[0]), ratio(v[1], v[2])))
+    for c in (1, 16, 256):
+        v = [get(summ, s, f"c{c}", "insns_k") for s in STACKS]
+        if any(v):
+            rt = paired_ratio(summ, c, "insns_k", "kiwi", "tcp")
+            rl = paired_ratio(summ, c, "insns_k", "kiwi", "linux")
+            ratios[f"insns_c{c}"] = {"kiwi/tcp": rt, "kiwi/linux": rl}
+            row(f"k guest instructions/conn, c={c}", v, "{:.0f}",
+                (rt, rl))
     v = [get(summ, s, "c1", "close_ms") for s in STACKS]
     row("disconnect+destroy ms, c=1", v, "{:.2f}",
         (ratio(v[1], v[0]), ratio(v[1], v[2])))
@@ -410,8 +448,9 @@ def floor_report(summ, ratios):
     print("\nfloor, c=16: the TCP baseline plus a client's rdma_cm steps "
           "(create id, resolve\naddress and route, CQ+QP, destroy), "
           "no iWARP connection, no server side")
+    counted = get(summ, "tcp", "c16", "insns_k") is not None
     print(f"{'':<34}{'conn/s':>11}{'host CPU ms':>13}{'of tcp':>11}"
-          f"{'stack/floor':>13}")
+          f"{'stack/floor':>13}" + (f"{'k insns':>11}" if counted else ""))
     for f in have:
         stack = f[:-len("-floor")]
         rt = paired_ratio(summ, 16, "rate", f, "tcp")
@@ -421,7 +460,9 @@ def floor_report(summ, ratios):
         print(f"{name:<34}" +
               cell(get(summ, f, "c16", "rate"), 11, "{:.0f}") +
               cell(get(summ, f, "c16", "cpu_ms"), 13) + cell(rt, 11) +
-              cell(rs, 13))
+              cell(rs, 13) +
+              (cell(get(summ, f, "c16", "insns_k"), 11, "{:.0f}")
+               if counted else ""))
 
 
 def slab_breakdown(summ):
@@ -435,26 +476,82 @@ def slab_breakdown(summ):
 
 
 def read_cpu(path):
-    """scripts/bench_watch.py's "<line> <CPU ns> <wall ns>" lines: the
-    CPU time by line number."""
+    """scripts/bench_watch.py's "<line> <CPU ns> <wall ns>" lines: (CPU
+    time, host monotonic time) by line number."""
     cpu = {}
     try:
         with open(path) as f:
             for ln in f:
-                k, v = ln.split()[:2]
-                cpu[int(k)] = int(v)
+                k, v, w = ln.split()[:3]
+                cpu[int(k)] = (int(v), int(w))
     except (OSError, ValueError):
         pass
     return cpu
 
 
+def read_insns(path):
+    """scripts/bench_insns.c's "<host monotonic ns> <instructions>"
+    lines, as two lists in time order; None without any."""
+    times, counts = [], []
+    try:
+        with open(path) as f:
+            for ln in f:
+                t, n = ln.split()
+                times.append(int(t))
+                counts.append(int(n))
+    except (OSError, ValueError):
+        pass    # a last line cut short by the VM's end
+    return (times, counts) if times else None
+
+
+def insns_at(insns, when):
+    """Guest instructions executed by host monotonic time @when: the last
+    count written at or before it (one a millisecond; the VM sleeps
+    around each timed command)."""
+    times, counts = insns
+    return counts[max(bisect.bisect_right(times, when) - 1, 0)]
+
+
+def print_lines(results, cpu, insns):
+    """The KIWI- lines of a script run but for progress and symbols, each
+    rate result followed by a KIWI-PERCONN line: its host CPU and guest
+    instructions per connection that opened."""
+    with open(results, errors="replace") as f:
+        lines = f.read().split("\n")
+    start = None
+    for lineno, line in enumerate(lines, 1):
+        m = MARK.search(line.strip())
+        if not m or m.group(1) in ("PROGRESS", "SYM"):
+            continue
+        print(line.strip())
+        what, rest = m.groups()
+        if what == "START":
+            start = lineno
+        elif what == "BENCH" and rest.startswith("{"):
+            rec = json.loads(rest.rsplit(" rc=", 1)[0])
+            measure(rec, cpu, insns, start, lineno)
+            start = None
+            if rec.get("cmd") != "rate":
+                continue
+            c, k = cpu_ms(rec), insns_k(rec)
+            if c is not None:
+                print(f"KIWI-PERCONN host_cpu_us={c * 1e3:.0f}" +
+                      (f" insns_k={k:.1f}" if k is not None else ""))
+
+
 def main():
+    if sys.argv[1] == "--lines":
+        print_lines(sys.argv[2], read_cpu(sys.argv[3]),
+                    read_insns(sys.argv[4]) if len(sys.argv) > 4 else None)
+        return 0
     results, console, out = sys.argv[1:4]
     cpu = read_cpu(sys.argv[4]) if len(sys.argv) > 4 else {}
     machine = sys.argv[5] if len(sys.argv) > 5 else "QEMU TCG, 2 vCPUs"
+    insns = read_insns(sys.argv[6]) if len(sys.argv) > 6 else None
     with open(results, errors="replace") as f:
         # split as bench_watch.py counts lines
-        runs, slab, problems, notes = parse(f.read().split("\n"), cpu)
+        runs, slab, problems, notes = parse(f.read().split("\n"), cpu,
+                                            insns)
     with open(console, errors="replace") as f:
         splats = [ln.strip() for ln in f if SPLAT.search(ln)]
     problems += [f"kernel: {s}" for s in splats[:5]]

@@ -11,7 +11,11 @@ late still falls before the next command starts. Host CPU time does not
 count the time the VM's vCPUs wait for a host core: it stays meaningful
 when other work shares the machine, where wall time does not.
 
-usage: bench_watch.py PID RESULTS_FILE CPU_FILE
+With a SNAP_PREFIX, each "KIWI-SNAP <name>" line asks the instruction
+counting plugin (scripts/bench_insns.c, prof=SNAP_PREFIX) for a snapshot
+named <name>: the name is written to SNAP_PREFIX.req.
+
+usage: bench_watch.py PID RESULTS_FILE CPU_FILE [SNAP_PREFIX]
 (PID: QEMU, or the timeout(1) that runs it; its children count too)
 """
 
@@ -50,8 +54,20 @@ def cpu_ns(pids):
     return total
 
 
+def request_snapshot(prefix, text):
+    """Ask the plugin for the snapshot a KIWI-SNAP line names."""
+    words = text.split("KIWI-SNAP ", 1)[1].split()
+    if not words:
+        return
+    name = words[0]
+    with open(prefix + ".tmp", "w") as f:
+        print(name, file=f)
+    os.rename(prefix + ".tmp", prefix + ".req")
+
+
 def main():
     pid, results, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    snap = sys.argv[4] if len(sys.argv) > 4 else None
     offset, partial, lineno, pids = 0, b"", 0, [pid]
     with open(out, "w") as cpu:
         while True:
@@ -72,6 +88,8 @@ def main():
                     lineno += 1
                     print(f"{lineno} {now} {wall}", file=cpu, flush=True)
                     s = text.decode(errors="replace")
+                    if snap and "KIWI-SNAP " in s:
+                        request_snapshot(snap, s)
                     if "KIWI-PROGRESS " in s:
                         print("bench: " + s.split("KIWI-PROGRESS ", 1)[1],
                               flush=True)
