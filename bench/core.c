@@ -275,32 +275,31 @@ static void bench_percentiles(struct bench_run *run, u64 *p50, u64 *p99)
 }
 
 /*
- * Where the tail comes from, as JSON members into @buf (empty without
- * memory for a copy of the latencies): how many connections took the
+ * The run's latency percentiles into @p50 and @p99, and where the tail
+ * comes from, as JSON members into @buf: how many connections took the
  * p99 or longer (tail_n); how many of those were among the first @conc
  * started, the threads' simultaneous first connects (tail_first); in how
  * many groups they started (tail_groups: a tail connection started
  * within @conc connections of the previous one is in its group, as one
  * stall of every connection then in flight would make them); and the p99
- * without the first @conc (p99_later_ns). Before bench_percentiles(),
- * which sorts run->lat.
+ * without the first @conc (p99_later_ns). It sorts copies: run->lat
+ * stays in start order. -ENOMEM without memory for a copy.
  */
-static void bench_tail(struct bench_run *run, u32 conc, char *buf,
-		       size_t len)
+static int bench_tail(struct bench_run *run, u32 conc, char *buf,
+		      size_t len, u64 *p50, u64 *p99)
 {
 	u32 i, n = 0, first = 0, groups = 0, last = 0;
-	u64 p50, p99, p99_later;
+	u64 p50_later, p99_later;
 	u64 *v;
 
-	buf[0] = '\0';
 	v = kvmalloc_array(run->n, sizeof(*v), GFP_KERNEL);
 	if (!v)
-		return;
-	bench_pcts(v, bench_lat_from(run, 0, v), &p50, &p99);
-	bench_pcts(v, bench_lat_from(run, conc, v), &p50, &p99_later);
+		return -ENOMEM;
+	bench_pcts(v, bench_lat_from(run, 0, v), p50, p99);
+	bench_pcts(v, bench_lat_from(run, conc, v), &p50_later, &p99_later);
 	kvfree(v);
 	for (i = 0; i < run->n; i++) {
-		if (!run->lat[i] || run->lat[i] < p99)
+		if (!run->lat[i] || run->lat[i] < *p99)
 			continue;
 		groups += !n || i - last > conc;
 		last = i;
@@ -310,6 +309,7 @@ static void bench_tail(struct bench_run *run, u32 conc, char *buf,
 	scnprintf(buf, len,
 		  ",\"tail_n\":%u,\"tail_first\":%u,\"tail_groups\":%u,\"p99_later_ns\":%llu",
 		  n, first, groups, p99_later);
+	return 0;
 }
 
 static u64 bench_close_avg(struct bench_run *run)
@@ -429,8 +429,9 @@ static int bench_rate(struct kiwi_bench_stack *stack, u16 port, u32 conc,
 	failed = atomic_read(&run->failed);
 	bench_stages(run, stages, sizeof(stages));
 	bench_windows(run, start, windows, sizeof(windows));
-	bench_tail(run, conc, tail, sizeof(tail));
-	bench_percentiles(run, &p50, &p99);
+	tail[0] = '\0';
+	if (bench_tail(run, conc, tail, sizeof(tail), &p50, &p99))
+		bench_percentiles(run, &p50, &p99);
 	snprintf(bench_result, sizeof(bench_result),
 		 "{\"cmd\":\"rate\",\"stack\":\"%s\",\"conc\":%u,\"n\":%u,\"failed\":%d,\"err\":%d,\"elapsed_ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"close_ns\":%llu%s%s%s}",
 		 stack->name, conc, n, failed, atomic_read(&run->err), ns,
