@@ -3,7 +3,8 @@
 #
 # Static checks: build against Debian's headers with W=1 and sparse,
 # checkpatch --strict, kernel-doc, exported symbol names, module metadata,
-# SPDX lines. Zero warnings is the only pass.
+# the benchmark scripts' self-test, SPDX lines. Zero warnings is the only
+# pass.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -58,6 +59,11 @@ kd=$(cd "$top" && perl "$src/scripts/kernel-doc" -none -v \
 	"${hfiles[@]}" "${cfiles[@]}" 2>&1 | grep -v ": info: " || true)
 [ -z "$kd" ] || { echo "$kd"; die "kernel-doc warnings"; }
 echo "ok: ${#cfiles[@]} files"
+
+step "static: the benchmark scripts' self-test"
+python3 -B "$top/scripts/bench_selftest.py" 2>"$out/bench_selftest.log" ||
+	{ cat "$out/bench_selftest.log"; die "scripts/bench_selftest.py failed"; }
+echo "ok: $(grep '^Ran ' "$out/bench_selftest.log")"
 
 step "static: SPDX lines"
 missing=

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Self-test of the benchmark's host-side arithmetic (make static): how a
+timed command is given its host CPU and guest instructions
+(bench_report.py), how snapshots become instructions per function and
+connection (bench_prof.py), and how a KIWI-SNAP line becomes a request
+for the plugin (bench_watch.py). Synthetic inputs, known answers."""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_prof    # noqa: E402
+import bench_report  # noqa: E402
+import bench_watch   # noqa: E402
+
+
+def rate_line(stack, n, failed=0, conc=16):
+    rec = {"cmd": "rate", "stack": stack, "conc": conc, "n": n,
+           "failed": failed, "err": 0, "elapsed_ns": 10**9,
+           "p50_ns": 1, "p99_ns": 2}
+    return f"KIWI-BENCH {json.dumps(rec)} rc=0"
+
+
+class Report(unittest.TestCase):
+    # Written every millisecond: (host ns, instructions so far).
+    INSNS = ([10, 20, 30], [100, 200, 300])
+
+    def test_insns_at_is_the_last_count_at_or_before(self):
+        at = bench_report.insns_at
+        self.assertEqual(at(self.INSNS, 5), 100)     # before the first
+        self.assertEqual(at(self.INSNS, 20), 200)
+        self.assertEqual(at(self.INSNS, 29), 200)
+        self.assertEqual(at(self.INSNS, 99), 300)
+
+    def test_a_rate_run_gets_cpu_and_instructions_of_its_window(self):
+        lines = ["KIWI-START rate kiwi 1 16 10", rate_line("kiwi", 10, 2),
+                 "KIWI-DONE"]
+        cpu = {1: (1000, 15), 2: (9000, 31), 3: (9500, 40)}
+        runs = bench_report.parse(lines, cpu, self.INSNS)[0]
+        rec = runs["kiwi"][0]
+        self.assertEqual(rec["cpu_ns"], 8000)
+        self.assertEqual(rec["insns"], 300 - 100)
+        # per connection that opened: 8 of 10
+        self.assertAlmostEqual(bench_report.insns_k(rec), 0.2 / 8)
+        self.assertAlmostEqual(bench_report.cpu_ms(rec), 0.008 / 8)
+
+    def test_without_counts_there_are_no_instructions(self):
+        lines = ["KIWI-START rate tcp 1 16 10", rate_line("tcp", 10),
+                 "KIWI-DONE"]
+        rec = bench_report.parse(lines, {1: (0, 0), 2: (10, 5)})[0]["tcp"][0]
+        self.assertNotIn("insns", rec)
+        self.assertIsNone(bench_report.insns_k(rec))
+
+    def test_instruction_ratios_are_taken_round_by_round(self):
+        recs = {s: [] for s in ("tcp", "kiwi")}
+        for rnd, (t, k) in enumerate(((100, 150), (200, 320))):
+            for s, n in (("tcp", t), ("kiwi", k)):
+                recs[s].append({"cmd": "rate", "conc": 16, "n": 1,
+                                "failed": 0, "elapsed_ns": 10**9,
+                                "insns": n * 1000, "round": rnd})
+        summ = {s: {"c16": bench_report.main_line(r)}
+                for s, r in recs.items()}
+        got = bench_report.paired_ratio(summ, 16, "insns_k", "kiwi", "tcp")
+        self.assertAlmostEqual(got, (1.5 + 1.6) / 2)
+
+
+class Prof(unittest.TestCase):
+    def test_snapshots_become_instructions_per_connection(self):
+        with tempfile.TemporaryDirectory() as d:
+            results = os.path.join(d, "results.log")
+            with open(results, "w") as f:
+                print("KIWI-SNAP a.0", file=f)
+                print("KIWI-START rate kiwi 1 16 4", file=f)
+                print(rate_line("kiwi", 4), file=f)
+                print("KIWI-SNAP a.1", file=f)
+                print("KIWI-SYM ffffffff81000000 f_one", file=f)
+                print("KIWI-SYM ffffffff81000100 f_two", file=f)
+                print("KIWI-SYM ffffffffc0000000 g [kiwi_iwcm]", file=f)
+            syms, pairs = bench_prof.read_results(results)
+            self.assertEqual(pairs, {"a": 4})
+            before = {0xffffffff81000010: 40, 0xffffffff81000120: 8}
+            after = {0xffffffff81000010: 80, 0xffffffff81000120: 8,
+                     0xffffffff81000180: 12, 0xffffffffc0000004: 400,
+                     0x401000: 4}
+            got = bench_prof.by_function(syms, before, after, 4)
+        self.assertEqual(got[("f_one", "kernel")], 10)
+        self.assertEqual(got[("f_two", "kernel")], 3)  # new block only
+        self.assertEqual(got[("g", "kiwi_iwcm")], 100)
+        self.assertEqual(got[("user", "user")], 1)
+
+
+class Watch(unittest.TestCase):
+    def test_a_snap_line_becomes_a_request(self):
+        with tempfile.TemporaryDirectory() as d:
+            prefix = os.path.join(d, "prof")
+            bench_watch.request_snapshot(prefix, "KIWI-SNAP kiwi.0")
+            with open(prefix + ".req") as f:
+                self.assertEqual(f.read(), "kiwi.0\n")
+            os.unlink(prefix + ".req")
+            bench_watch.request_snapshot(prefix, "KIWI-SNAP ")
+            self.assertFalse(os.path.exists(prefix + ".req"))
+
+
+if __name__ == "__main__":
+    unittest.main()
