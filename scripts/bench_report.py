@@ -172,65 +172,87 @@ def main_line(recs):
             "srv_accept_us": med("srv_accept_us") or 0}
 
 
-def compare(rounds, rel, rel_cpu, none, extra):
-    """One "with X" line from the rounds (rate, CPU ms per connection)
-    with X and without it, and each round's ratios to its rounds without:
-    of the rates, and of the CPU time without to the CPU time with."""
+# What a round of the idle and listener scenarios measures: its rate, and
+# two costs per connection (host CPU, guest instructions when counted). A
+# round is set against its rounds without as with / without for the rate
+# and as without / with for a cost, so that 0.90 reads "10% worse" either
+# way: the key of each ratio, the value's key, and whether it is a cost.
+MEASURES = (("rel", "rate", False), ("rel_cpu", "cpu_ms", True),
+            ("rel_insns", "insns_k", True))
+
+
+def round_values(rec):
+    """A scenario round's values, in the order of MEASURES."""
+    return (rate(rec), cpu_ms(rec), insns_k(rec))
+
+
+def relative(vals, bases):
+    """A round's ratios to the values of its rounds without (@bases)."""
+    return [ratio(b, v) if cost else ratio(v, b)
+            for v, b, (_, _, cost) in zip(vals, bases, MEASURES)]
+
+
+def compare(rounds, rels, none, extra):
+    """One "with X" line from the rounds with X and without it (each a
+    tuple of round_values()), and each round's ratios to its rounds
+    without (relative())."""
     def stats(xs, name):
         xs = [x for x in xs if x is not None]
         return {name: median(xs), name + "_min": min(xs) if xs else None,
                 name + "_max": max(xs) if xs else None}
-    out = {"rate": median([r for r, _ in rounds]),
-           "rate_none": median([r for r, _ in none]),
-           "cpu_ms": median([c for _, c in rounds]),
-           "cpu_ms_none": median([c for _, c in none]),
-           "rounds_with": rounds, "rounds_none": none}
-    out.update(stats(rel, "rel"))
-    out.update(stats(rel_cpu, "rel_cpu"))
+    out = {"rounds_with": rounds, "rounds_none": none}
+    for i, (key, field, _) in enumerate(MEASURES):
+        out[field] = median([x[i] for x in rounds])
+        out[field + "_none"] = median([x[i] for x in none])
+        out.update(stats([r[i] for r in rels], key))
     out.update(extra)
     return out
 
 
-def inverse_ratio(a, b):
-    """b / a: CPU time without over CPU time with, like a rate ratio."""
-    return ratio(b, a)
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
 
 
 def idle_line(seq, with_phase="idle-with"):
     """Rounds without, with, without idle connections: each round with
     them against the median of every round without."""
-    with_rounds = [(r, c) for p, r, c in seq if p == with_phase]
-    first = next((i for i, (p, _, _) in enumerate(seq) if p == with_phase),
+    with_rounds = [v for p, v in seq if p == with_phase]
+    first = next((i for i, (p, _) in enumerate(seq) if p == with_phase),
                  len(seq))
-    before = [(r, c) for p, r, c in seq[:first] if p == "idle-none"]
-    after = [(r, c) for p, r, c in seq[first:] if p == "idle-none"]
-    base = median([r for r, _ in before + after])
-    base_cpu = median([c for _, c in before + after])
-    rel = [ratio(r, base) for r, _ in with_rounds]
-    rel_cpu = [inverse_ratio(c, base_cpu) for _, c in with_rounds]
-    return compare(with_rounds, rel, rel_cpu, before + after,
-                   {"rate_none_before": median([r for r, _ in before]),
-                    "rate_none_after": median([r for r, _ in after])})
+    before = [v for p, v in seq[:first] if p == "idle-none"]
+    after = [v for p, v in seq[first:] if p == "idle-none"]
+    bases = [median([x[i] for x in before + after])
+             for i in range(len(MEASURES))]
+    rels = [relative(v, bases) for v in with_rounds]
+    return compare(with_rounds, rels, before + after,
+                   {"rate_none_before": median([x[0] for x in before]),
+                    "rate_none_after": median([x[0] for x in after]),
+                    "ns_per_insn": [median([ns_per_insn(x) for x in xs])
+                                    for xs in (before, with_rounds, after)]})
+
+
+def ns_per_insn(vals):
+    """The VM's speed in a round: host CPU ns per guest instruction."""
+    _, cpu, insns = vals
+    return cpu * 1e3 / insns if cpu and insns else None
 
 
 def listener_line(seq):
     """Alternating rounds: each round with the listeners against the mean
     of the rounds without on either side of it."""
     seq = [x for x in seq if x[0].startswith("listen-")]
-    with_rounds, none, rel, rel_cpu = [], [], [], []
-    for i, (p, r, c) in enumerate(seq):
+    with_rounds, none, rels = [], [], []
+    for i, (p, v) in enumerate(seq):
         if p == "listen-none":
-            none.append((r, c))
+            none.append(v)
             continue
-        with_rounds.append((r, c))
-        near = [seq[j] for j in (i - 1, i + 1)
+        with_rounds.append(v)
+        near = [seq[j][1] for j in (i - 1, i + 1)
                 if 0 <= j < len(seq) and seq[j][0] == "listen-none"]
-        rates = [x[1] for x in near]
-        cpus = [x[2] for x in near if x[2] is not None]
-        rel.append(ratio(r, sum(rates) / len(rates)) if rates else None)
-        rel_cpu.append(inverse_ratio(c, sum(cpus) / len(cpus))
-                       if cpus and c else None)
-    return compare(with_rounds, rel, rel_cpu, none, {})
+        bases = [mean([x[k] for x in near]) for k in range(len(MEASURES))]
+        rels.append(relative(v, bases))
+    return compare(with_rounds, rels, none, {})
 
 
 def summarize(recs, slab, stack):
@@ -243,7 +265,7 @@ def summarize(recs, slab, stack):
         elif cmd == "rate" and phase == "main":
             main.setdefault(rec["conc"], []).append(rec)
         elif cmd == "rate":
-            seq.append((phase, rate(rec), cpu_ms(rec)))
+            seq.append((phase, round_values(rec)))
         elif cmd == "hold" and phase == "main":
             # per connection actually held: Linux's stack fails some
             out["held"] = rec["n"] - rec.get("failed", 0)
@@ -310,10 +332,10 @@ def get(summ, stack, key, field):
 
 
 def rel_rows(summ, key, names, check=None):
-    """A scenario's ratios to its rounds without: of the rates, and of
-    the host CPU time per connection (without / with), with spreads.
-    @check judges kiwi's rate ratio."""
-    for f, name in zip(("rel", "rel_cpu"), names):
+    """A scenario's ratios to its rounds without (MEASURES), with their
+    spreads; a measure not taken has no row. @check judges kiwi's rate
+    ratio."""
+    for (f, _, _), name in zip(MEASURES, names):
         v = [get(summ, s, key, f) for s in STACKS]
         if not any(v):
             continue
@@ -393,14 +415,16 @@ def report(summ, machine):
         row("  same, rounds without", [get(summ, s, key, "rate_none")
                                        for s in STACKS], "{:.0f}")
         rel_rows(summ, key, ("  same, relative to none",
-                             "  host CPU, relative to none"),
+                             "  host CPU, relative to none",
+                             "  guest insns, relative to none"),
                  lambda r, w=what: check(
                      None if r is None else r >= 0.9,
                      f"rate with {w}") + " (kiwi >=0.90)")
         if key == "idle" and get(summ, "kiwi", "idle_nokeepalive", "rel"):
             rel_rows({"kiwi": summ["kiwi"]}, "idle_nokeepalive",
                      ("  kiwi without keepalive: rate",
-                      "  kiwi without keepalive: host CPU"))
+                      "  kiwi without keepalive: host CPU",
+                      "  kiwi without keepalive: insns"))
     drift = [f"{s} {get(summ, s, 'idle', 'rate_none_before'):.0f}/"
              f"{get(summ, s, 'idle', 'rate_none_after'):.0f}"
              for s in STACKS
@@ -409,6 +433,12 @@ def report(summ, machine):
     if drift:
         print("rounds without idle connections, before/after the hold: " +
               ", ".join(drift))
+    speed = [f"{s} " + "/".join(f"{x:.1f}" for x in v) for s in STACKS
+             for v in [get(summ, s, "idle", "ns_per_insn") or []]
+             if v and None not in v]
+    if speed:
+        print("host CPU ns per guest instruction, before/with/after the "
+              "hold: " + ", ".join(speed))
     missed = [w for ok, w in verdicts if not ok]
     print("ratios of the rates and of p99: the median of the main rounds' "
           "ratios (each round runs the stacks back to back)")

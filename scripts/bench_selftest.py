@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Self-test of the benchmark's host-side arithmetic (make static): how a
-timed command is given its host CPU and guest instructions
-(bench_report.py), how snapshots become instructions per function and
-connection (bench_prof.py), and how a KIWI-SNAP line becomes a request
-for the plugin (bench_watch.py). Synthetic inputs, known answers."""
+timed command is given its host CPU and guest instructions, and how the
+rounds of the idle and listener scenarios are set against their rounds
+without (bench_report.py), how snapshots become instructions per
+function and connection (bench_prof.py), and how a KIWI-SNAP line
+becomes a request for the plugin (bench_watch.py). Synthetic inputs,
+known answers."""
 
 import json
 import os
@@ -66,6 +68,47 @@ class Report(unittest.TestCase):
                 for s, r in recs.items()}
         got = bench_report.paired_ratio(summ, 16, "insns_k", "kiwi", "tcp")
         self.assertAlmostEqual(got, (1.5 + 1.6) / 2)
+
+    @staticmethod
+    def scenario(rounds):
+        """Rate records of one stack, (phase, connections in one second,
+        instructions per connection) each, behind their KIWI-PHASE."""
+        recs = []
+        for phase, n, k in rounds:
+            recs.append({"cmd": "phase", "name": phase})
+            recs.append({"cmd": "rate", "conc": 16, "n": n, "failed": 0,
+                         "elapsed_ns": 10**9, "insns": n * k * 1000})
+        return bench_report.summarize(recs, {}, "kiwi")
+
+    def test_idle_rounds_are_set_against_every_round_without(self):
+        summ = self.scenario([("idle-none", 100, 50), ("idle-none", 80, 50),
+                              ("idle-with", 81, 55), ("idle-with", 90, 50),
+                              ("idle-none", 60, 40)])["idle"]
+        # the median round without: 80 connections/s, 50k instructions
+        self.assertAlmostEqual(summ["rel"], (81 / 80 + 90 / 80) / 2)
+        self.assertAlmostEqual(summ["rel_insns_min"], 50 / 55)
+        self.assertAlmostEqual(summ["rel_insns_max"], 1.0)
+        self.assertEqual(summ["rate_none_before"], 90)
+        self.assertEqual(summ["rate_none_after"], 60)
+        # no host CPU times here, so no speed of the VM either
+        self.assertEqual(summ["ns_per_insn"], [None] * 3)
+
+    def test_the_vms_speed_is_host_ns_per_guest_instruction(self):
+        # 1 ms of host CPU and 100 thousand instructions per connection
+        self.assertAlmostEqual(bench_report.ns_per_insn((5, 1.0, 100)), 10)
+        self.assertIsNone(bench_report.ns_per_insn((5, None, 100)))
+
+    def test_listener_rounds_are_set_against_their_neighbours(self):
+        summ = self.scenario([("listen-none", 100, 40),
+                              ("listen-with", 90, 50),
+                              ("listen-none", 80, 60),
+                              ("listen-with", 40, 75)])["listeners"]
+        self.assertAlmostEqual(summ["rel_min"], 40 / 80)
+        self.assertAlmostEqual(summ["rel_max"], 90 / 90)
+        # costs: without over with, from the mean of the neighbours
+        self.assertAlmostEqual(summ["rel_insns_max"], 50 / 50)
+        self.assertAlmostEqual(summ["rel_insns_min"], 60 / 75)
+        self.assertIsNone(summ["rel_cpu"])
 
 
 class Prof(unittest.TestCase):
