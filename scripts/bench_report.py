@@ -209,9 +209,10 @@ def compare(rounds, rels, none, extra):
     return out
 
 
-def mean(xs):
-    xs = [x for x in xs if x is not None]
-    return sum(xs) / len(xs) if xs else None
+def ns_per_insn(vals):
+    """The VM's speed in a round: host CPU ns per guest instruction."""
+    _, cpu, insns = vals
+    return cpu * 1e3 / insns if cpu and insns else None
 
 
 def idle_line(seq, with_phase="idle-with"):
@@ -232,12 +233,6 @@ def idle_line(seq, with_phase="idle-with"):
                                     for xs in (before, with_rounds, after)]})
 
 
-def ns_per_insn(vals):
-    """The VM's speed in a round: host CPU ns per guest instruction."""
-    _, cpu, insns = vals
-    return cpu * 1e3 / insns if cpu and insns else None
-
-
 def listener_line(seq):
     """Alternating rounds: each round with the listeners against the mean
     of the rounds without on either side of it."""
@@ -250,7 +245,9 @@ def listener_line(seq):
         with_rounds.append(v)
         near = [seq[j][1] for j in (i - 1, i + 1)
                 if 0 <= j < len(seq) and seq[j][0] == "listen-none"]
-        bases = [mean([x[k] for x in near]) for k in range(len(MEASURES))]
+        # of one or two rounds the median is their mean
+        bases = [median([x[k] for x in near])
+                 for k in range(len(MEASURES))]
         rels.append(relative(v, bases))
     return compare(with_rounds, rels, none, {})
 
@@ -433,9 +430,11 @@ def report(summ, machine):
     if drift:
         print("rounds without idle connections, before/after the hold: " +
               ", ".join(drift))
-    speed = [f"{s} " + "/".join(f"{x:.1f}" for x in v) for s in STACKS
-             for v in [get(summ, s, "idle", "ns_per_insn") or []]
-             if v and None not in v]
+    speed = []
+    for s in STACKS:
+        v = get(summ, s, "idle", "ns_per_insn")
+        if v and None not in v:
+            speed.append(f"{s} " + "/".join(f"{x:.1f}" for x in v))
     if speed:
         print("host CPU ns per guest instruction, before/with/after the "
               "hold: " + ", ".join(speed))
