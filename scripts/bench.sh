@@ -41,9 +41,13 @@
 #      KIWI_BENCH_INSNS      1: count the guest instructions each timed
 #                            command executes (scripts/bench_insns.c, a
 #                            QEMU TCG plugin): a line per concurrency in
-#                            the table. Counting slows the VM about 1.8x,
-#                            so the timed lines of such a run are not
-#                            comparable with a run without (default 0).
+#                            the table, and for the idle and listener
+#                            rounds against their rounds without, with
+#                            the VM's host ns per guest instruction
+#                            around the hold. Counting slows the VM
+#                            about 1.8x, so the timed lines of such a
+#                            run are not comparable with a run without
+#                            (default 0).
 #                            prof: also per block of code, for a script's
 #                            snap and symbols (bench/vm-init); the script's
 #                            lines are followed by scripts/bench_prof.py's
