@@ -511,7 +511,7 @@ static int kiwi_event_upcall(struct kiwi_cm_priv *priv,
 	void *pdata = NULL;
 	int ret = 0;
 
-	if (len > priv->id.device->attr.max_private_data) {
+	if (len > KIWI_CM_MAX_PRIVATE_DATA) {
 		kiwi_event_violation(priv, ev->event, "oversized private data");
 		return -EINVAL;
 	}
@@ -631,7 +631,7 @@ static int kiwi_event_request(struct kiwi_cm_priv *listener,
 	unsigned long flags;
 	int ret;
 
-	if (ev->private_data_len > dev->attr.max_private_data) {
+	if (ev->private_data_len > KIWI_CM_MAX_PRIVATE_DATA) {
 		kiwi_event_violation(listener, ev->event,
 				     "oversized private data");
 		return -EINVAL;

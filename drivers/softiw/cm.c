@@ -49,11 +49,9 @@ MODULE_PARM_DESC(dead_peer_ms, "an established connection whose peer answers not
 
 unsigned int softiw_max_pending = 32;
 module_param_named(max_pending, softiw_max_pending, uint, 0644);
-MODULE_PARM_DESC(max_pending, "connections per listener waiting for their MPA request (default 32)");
+MODULE_PARM_DESC(max_pending, "connections per listener waiting for their MPA request; a new one drops the oldest (default 32)");
 
 struct workqueue_struct *softiw_cm_wq;
-static struct kmem_cache *softiw_cep_cache;
-static struct kmem_cache *softiw_setup_cache;
 
 /* Steps of endpoints awaiting their request: by the listener, by their work. */
 static atomic_long_t softiw_request_steps_listener;
@@ -62,38 +60,6 @@ static atomic_long_t softiw_request_steps_work;
 static atomic_long_t softiw_request_handoffs;
 /* Runs of an active endpoint's work before its Reply that changed nothing. */
 static atomic_long_t softiw_idle_connect_steps;
-
-/* Connection setup is over: free what only it needed. */
-static void softiw_cep_setup_free(struct softiw_cep *cep)
-{
-	if (!cep->setup)
-		return;
-	kfree(cep->setup->pdata);
-	kmem_cache_free(softiw_setup_cache, cep->setup);
-	cep->setup = NULL;
-}
-
-static void softiw_cep_free(struct softiw_cep *cep)
-{
-	softiw_tx_stop(cep);
-	softiw_cep_setup_free(cep);
-	kmem_cache_free(softiw_cep_cache, cep);
-}
-
-/**
- * softiw_cep_put() - drop a reference on an endpoint
- * @cep: the endpoint
- *
- * The last reference only frees memory: by then the endpoint was closed.
- *
- * Context: any context for a reference that is not the last; the last
- * one frees a buffer that may be vmalloc'd, so process context.
- */
-void softiw_cep_put(struct softiw_cep *cep)
-{
-	if (refcount_dec_and_test(&cep->ref))
-		softiw_cep_free(cep);
-}
 
 /* Queue @cep's work on @cpu (WORK_CPU_UNBOUND: this one), with a reference. */
 static void softiw_cep_kick_on(struct softiw_cep *cep, int cpu)
@@ -675,7 +641,8 @@ static int softiw_cep_deliver(struct softiw_cep *cep)
 	if (ret)
 		return ret;
 	mutex_lock(&lst->lock);
-	if (lst->dead) {
+	/* off the list: the listener dropped it for a newer connection */
+	if (lst->dead || list_empty(&cep->pending)) {
 		ret = -ECONNREFUSED;
 		goto unlock;
 	}
@@ -986,21 +953,10 @@ static struct softiw_cep *softiw_cep_alloc(struct softiw_device *sdev,
 					   struct socket *sock,
 					   enum softiw_cep_state state)
 {
-	struct softiw_cep *cep = kmem_cache_zalloc(softiw_cep_cache, GFP_KERNEL);
+	struct softiw_cep *cep = softiw_cep_new(sdev, sock, state);
 
 	if (!cep)
 		return NULL;
-	cep->setup = kmem_cache_zalloc(softiw_setup_cache, GFP_KERNEL);
-	if (!cep->setup) {
-		kmem_cache_free(softiw_cep_cache, cep);
-		return NULL;
-	}
-	refcount_set(&cep->ref, 1);
-	mutex_init(&cep->lock);
-	cep->state = state;
-	cep->sock = sock;
-	cep->sdev = sdev;
-	INIT_LIST_HEAD(&cep->pending);
 	INIT_WORK(&cep->work, softiw_cep_work);
 	INIT_DELAYED_WORK(&cep->timer, softiw_cep_timeout);
 	return cep;
@@ -1376,13 +1332,33 @@ static int softiw_cep_send_accept(struct softiw_cep *cep,
 	return softiw_cep_send_mpa(cep, SOFTIW_MPA_REPLY, &rep);
 }
 
+/*
+ * An accept that failed ends the request: the core leaves the child id
+ * IDLE, and its destroy will not reject it. Reset the stream if the peer
+ * is still there, and drop the child id's reference, without which the
+ * endpoint would outlive its connection.
+ */
+static void softiw_cep_drop_request(struct softiw_cep *cep,
+				    struct kiwi_cm_id *id)
+{
+	lockdep_assert_held(&cep->lock);
+	if (cep->state == SOFTIW_CEP_AWAIT_ACCEPT)
+		softiw_cep_close(cep, true);
+	id->provider_data = NULL;
+	if (cep->req_ref) {
+		cep->req_ref = false;
+		softiw_cep_put(cep);
+	}
+}
+
 /**
  * softiw_accept() - iw_accept: send the MPA reply and establish
  * @id: the child id; provider_data is the endpoint
  * @param: QP, IRD/ORD and private data
  *
  * If the reply cannot be sent, accept still returns 0 and the id gets
- * CLOSE with the error (Documentation/softiw.rst).
+ * CLOSE with the error (Documentation/softiw.rst). If accept fails, the
+ * request is over: the stream is reset, the endpoint let go.
  *
  * Context: process context, may sleep.
  * Return: 0 (ESTABLISHED or CLOSE follows), -ECONNRESET if the peer went
@@ -1398,10 +1374,10 @@ int softiw_accept(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	mutex_lock(&cep->lock);
 	ret = -ECONNRESET;
 	if (cep->state != SOFTIW_CEP_AWAIT_ACCEPT)
-		goto unlock;
+		goto drop_request;
 	ret = softiw_cep_bind_qp(cep, param->qpn);
 	if (ret)
-		goto unlock;
+		goto drop_request;
 	kiwi_cm_id_add_ref(id);
 	cep->id = id;
 	ret = softiw_cep_send_accept(cep, param);
@@ -1414,6 +1390,10 @@ int softiw_accept(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 		softiw_cep_await_rtr(cep);
 	else
 		softiw_cep_established(cep, NULL);
+	goto unlock;
+
+drop_request:
+	softiw_cep_drop_request(cep, id);
 unlock:
 	mutex_unlock(&cep->lock);
 	softiw_cep_put(cep);
@@ -1452,48 +1432,35 @@ int softiw_reject(struct kiwi_cm_id *id, const void *pdata, u16 len)
 
 /**
  * softiw_cm_init() - create the connection manager's workqueue and the
- *	slab caches of endpoints and of their setup state
+ *	endpoints' caches
  *
  * Return: 0 or -ENOMEM.
  */
 int softiw_cm_init(void)
 {
-	/*
-	 * Own caches: an established endpoint is about 500 bytes, which
-	 * would take a kmalloc-512 object only with nothing to spare; the
-	 * setup state is about 690, which kmalloc would round to 1 KiB for
-	 * every connection being set up (up to max_pending per listener).
-	 */
-	softiw_cep_cache = KMEM_CACHE(softiw_cep, 0);
-	if (!softiw_cep_cache)
-		return -ENOMEM;
-	softiw_setup_cache = KMEM_CACHE(softiw_setup, 0);
-	if (!softiw_setup_cache)
-		goto err_destroy_cep_cache;
+	int ret = softiw_cep_init();
+
+	if (ret)
+		return ret;
 	/*
 	 * Per-CPU: an endpoint's work runs where its socket callback or
 	 * the op that kicked it ran, and hands its upcall to the core's
 	 * queue on the same CPU (as kiwi_iwcm's queue).
 	 */
 	softiw_cm_wq = alloc_workqueue("kiwi_softiw_cm", 0, 0);
-	if (!softiw_cm_wq)
-		goto err_destroy_setup_cache;
+	if (!softiw_cm_wq) {
+		softiw_cep_exit();
+		return -ENOMEM;
+	}
 	return 0;
-
-err_destroy_setup_cache:
-	kmem_cache_destroy(softiw_setup_cache);
-err_destroy_cep_cache:
-	kmem_cache_destroy(softiw_cep_cache);
-	return -ENOMEM;
 }
 
 /**
- * softiw_cm_exit() - wait for the last endpoint work, free the queue and
- *	the slab caches
+ * softiw_cm_exit() - wait for the last endpoint work, free the queue and,
+ *	unless endpoints leaked, their caches
  */
 void softiw_cm_exit(void)
 {
 	destroy_workqueue(softiw_cm_wq);
-	kmem_cache_destroy(softiw_setup_cache);
-	kmem_cache_destroy(softiw_cep_cache);
+	softiw_cep_exit();
 }

@@ -105,6 +105,8 @@ struct softiw_rresp {
  * @term: the FPDU at @buf is a TERMINATE
  * @wqe: the send work request being framed, or NULL
  * @rresp: a Read Response (the oldest of @irq) is being framed
+ * @rresp_last: the last message begun was a Read Response: when both
+ *	queues wait, the send queue goes next
  * @ord: READs this end may have outstanding (negotiated by MPA)
  * @reads: READs sent whose response is not all placed yet
  * @ird: Read Requests of the peer served at once (negotiated): @irq's size
@@ -124,6 +126,7 @@ struct softiw_tx {
 	bool term;
 	struct softiw_wqe *wqe;
 	bool rresp;
+	bool rresp_last;
 	u16 ord;
 	u16 reads;
 	u16 ird;
@@ -246,6 +249,7 @@ struct softiw_setup {
  * @listener: passive, until the request is delivered: the listener,
  *	holding a reference on it
  * @pending: entry in @listener's list of connections awaiting a request
+ * @node: entry in the list of every endpoint (cep.c)
  * @qp: the bound QP, holding a reference; NULL if none
  * @setup: the state of connection setup; NULL once the connection is up
  * @work: runs the state machine after a socket event or a QP change
@@ -272,6 +276,7 @@ struct softiw_cep {
 	struct kiwi_cm_id *id;
 	struct softiw_listener *listener;
 	struct list_head pending;
+	struct list_head node;
 	struct softiw_qp *qp;
 	struct softiw_setup *setup;
 	struct work_struct work;
@@ -314,6 +319,16 @@ struct softiw_listener {
 	unsigned int npending;
 };
 
+/* cep.c */
+struct softiw_cep *softiw_cep_new(struct softiw_device *sdev,
+				  struct socket *sock,
+				  enum softiw_cep_state state);
+void softiw_cep_setup_free(struct softiw_cep *cep);
+void softiw_cep_put(struct softiw_cep *cep);
+unsigned int kiwi_softiw_live_ceps(void);
+int softiw_cep_init(void);
+void softiw_cep_exit(void);
+
 /* cm.c */
 extern struct workqueue_struct *softiw_cm_wq;
 extern unsigned int softiw_max_pending;
@@ -328,7 +343,6 @@ unsigned long kiwi_softiw_idle_connect_steps(void);
 void softiw_cep_close_pending(struct softiw_cep *cep);
 void softiw_cep_request_close(struct softiw_cep *cep);
 void softiw_cep_kick(struct softiw_cep *cep);
-void softiw_cep_put(struct softiw_cep *cep);
 int softiw_connect(struct kiwi_cm_id *id,
 		   const struct kiwi_conn_param *param);
 int softiw_accept(struct kiwi_cm_id *id,

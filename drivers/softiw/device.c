@@ -285,7 +285,7 @@ static int softiw_query_device(struct kiwi_device *kdev,
 		.max_mr = SOFTIW_MAX_MR,
 		.max_ird = SOFTIW_MAX_IRD_ORD,
 		.max_ord = SOFTIW_MAX_IRD_ORD,
-		.max_private_data = KIWI_CM_MAX_PRIVATE_DATA,
+		.max_private_data = SOFTIW_MPA_ULP_PD_MAX,
 	};
 	return 0;
 }

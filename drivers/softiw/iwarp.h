@@ -69,6 +69,14 @@ struct softiw_mpa_v2_ird_ord {
 	__be16 ord;
 };
 
+/*
+ * Private data of the ULP's a frame carries in every revision: the 512
+ * bytes of MPA, less revision 2's IRD/ORD word. A revision 1 peer may
+ * still send all 512.
+ */
+#define SOFTIW_MPA_ULP_PD_MAX \
+	(SOFTIW_MPA_PD_MAX - sizeof(struct softiw_mpa_v2_ird_ord))
+
 static_assert(sizeof(struct softiw_mpa_v2_ird_ord) == 4);
 
 /* Bits of the host-order @ird half-word. */

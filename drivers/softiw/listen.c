@@ -2,7 +2,9 @@
 /*
  * kiwi_softiw listeners: a listening TCP socket per listening cm_id. New
  * TCP connections become endpoints waiting for their MPA request; at most
- * max_pending of them per listener, further ones are closed at once.
+ * max_pending of them per listener. When that many wait, the oldest is
+ * dropped for the new one: peers that connect and stay silent cannot lock
+ * out clients, which send their request at once.
  */
 #include <linux/slab.h>
 #include <net/sock.h>
@@ -38,14 +40,41 @@ static void softiw_listener_sk_event(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* Return: the new endpoint with a reference for the caller, or NULL. */
-static struct softiw_cep *softiw_listener_take(struct softiw_listener *lst,
-					       struct socket *sock)
+/*
+ * The oldest connection still waiting for its request, off the list, with
+ * a reference for the caller, who closes it once it dropped the lock.
+ */
+static struct softiw_cep *softiw_listener_evict(struct softiw_listener *lst)
 {
+	struct softiw_cep *cep;
+
+	lockdep_assert_held(&lst->lock);
+	cep = list_first_entry_or_null(&lst->pending, struct softiw_cep,
+				       pending);
+	if (cep) {
+		list_del_init(&cep->pending);
+		lst->npending--;
+		refcount_inc(&cep->ref);
+	}
+	return cep;
+}
+
+/*
+ * Return: the new endpoint with a reference for the caller, or NULL. A
+ * full listener first gives up its oldest waiting connection (*@evicted,
+ * if it had none there yet), unless max_pending is 0.
+ */
+static struct softiw_cep *softiw_listener_take(struct softiw_listener *lst,
+					       struct socket *sock,
+					       struct softiw_cep **evicted)
+{
+	unsigned int max = READ_ONCE(softiw_max_pending);
 	struct softiw_cep *cep = NULL;
 
 	lockdep_assert_held(&lst->lock);
-	if (lst->npending < READ_ONCE(softiw_max_pending))
+	if (max && lst->npending >= max && !*evicted)
+		*evicted = softiw_listener_evict(lst);
+	if (lst->npending < max)
 		cep = softiw_cep_passive(lst, sock);
 	if (!cep) {
 		sock_no_linger(sock->sk);
@@ -56,9 +85,11 @@ static struct softiw_cep *softiw_listener_take(struct softiw_listener *lst,
 
 /*
  * Accept the next connection that becomes an endpoint, if any. Those
- * refused (too many pending, no memory) are closed on the way.
+ * refused (no memory; too many pending once one was evicted this turn)
+ * are closed on the way.
  */
-static struct softiw_cep *softiw_listener_next(struct softiw_listener *lst)
+static struct softiw_cep *softiw_listener_next(struct softiw_listener *lst,
+					       struct softiw_cep **evicted)
 {
 	struct softiw_cep *cep = NULL;
 	struct socket *sock;
@@ -66,7 +97,7 @@ static struct softiw_cep *softiw_listener_next(struct softiw_listener *lst)
 	mutex_lock(&lst->lock);
 	while (!cep && !lst->dead &&
 	       !kernel_accept(lst->sock, &sock, O_NONBLOCK))
-		cep = softiw_listener_take(lst, sock);
+		cep = softiw_listener_take(lst, sock, evicted);
 	mutex_unlock(&lst->lock);
 	return cep;
 }
@@ -82,11 +113,20 @@ static void softiw_listener_work(struct work_struct *work)
 {
 	struct softiw_listener *lst = container_of(work, struct softiw_listener,
 						   work);
-	struct softiw_cep *cep;
+	struct softiw_cep *cep, *evicted = NULL;
 
-	while ((cep = softiw_listener_next(lst))) {
+	while ((cep = softiw_listener_next(lst, &evicted))) {
+		if (evicted) {
+			softiw_cep_close_pending(evicted);
+			softiw_cep_put(evicted);
+			evicted = NULL;
+		}
 		softiw_cep_first_step(cep);
 		softiw_cep_put(cep);
+	}
+	if (evicted) {
+		softiw_cep_close_pending(evicted);
+		softiw_cep_put(evicted);
 	}
 }
 
@@ -167,13 +207,7 @@ static struct softiw_cep *softiw_listener_pop(struct softiw_listener *lst)
 	struct softiw_cep *cep;
 
 	mutex_lock(&lst->lock);
-	cep = list_first_entry_or_null(&lst->pending, struct softiw_cep,
-				       pending);
-	if (cep) {
-		list_del_init(&cep->pending);
-		lst->npending--;
-		refcount_inc(&cep->ref);
-	}
+	cep = softiw_listener_evict(lst);
 	mutex_unlock(&lst->lock);
 	return cep;
 }

@@ -406,6 +406,20 @@ static int softiw_tx_local_inv(struct softiw_cep *cep)
 }
 
 /*
+ * The oldest send work request not sent yet, or NULL; beyond ORD a READ,
+ * and all after it, waits.
+ */
+static struct softiw_wqe *softiw_tx_next_wqe(const struct softiw_tx *tx,
+					     struct softiw_qp *sqp)
+{
+	struct softiw_wqe *wqe = softiw_sq_next(sqp);
+
+	if (wqe && wqe->opcode == KIWI_WR_RDMA_READ && tx->reads >= tx->ord)
+		return NULL;
+	return wqe;
+}
+
+/*
  * Frame the next segment of the current message, or start one.
  * Return: 0, -ENODATA if there is nothing to send, -EPROTO for a Read
  * Response whose source is gone, -ENOMEM if there is no FPDU buffer.
@@ -420,15 +434,14 @@ static int softiw_tx_frame(struct softiw_cep *cep)
 	if (state == KIWI_QPS_ERROR || state == KIWI_QPS_TERMINATE)
 		return -ENODATA;
 	if (!tx->wqe && !tx->rresp) {
-		/* Between messages Read Responses go first. */
-		tx->rresp = tx->irq_count > 0;
-		wqe = tx->rresp ? NULL : softiw_sq_next(sqp);
-		if (!tx->rresp && !wqe)
+		wqe = softiw_tx_next_wqe(tx, sqp);
+		/* Between messages the two take turns when both wait. */
+		tx->rresp = tx->irq_count && (!wqe || !tx->rresp_last);
+		if (tx->rresp)
+			wqe = NULL;
+		else if (!wqe)
 			return -ENODATA;
-		/* Beyond ORD a READ, and all after it, waits. */
-		if (wqe && wqe->opcode == KIWI_WR_RDMA_READ &&
-		    tx->reads >= tx->ord)
-			return -ENODATA;
+		tx->rresp_last = tx->rresp;
 		tx->wqe = wqe;
 	}
 	if (softiw_tx_buf(cep))
@@ -488,10 +501,11 @@ static int softiw_tx_done(struct softiw_cep *cep)
  * softiw_tx_step() - send what the queues hold, as far as TCP takes it
  * @cep: the established endpoint
  *
- * Messages go whole, one after the other: the oldest Read Response
- * first, else the oldest send work request not sent yet, unless it is a
- * READ and ORD READs are outstanding (then it and everything after it
- * waits for a response).
+ * Messages go whole, one after the other: the oldest Read Response, or
+ * the oldest send work request not sent yet, unless it is a READ and ORD
+ * READs are outstanding (then it and everything after it waits for a
+ * response). When both wait they take turns, so that a peer keeping the
+ * IRD full cannot hold the local sends back, nor the sends its READs.
  *
  * Context: process context, the endpoint's mutex held.
  * Return: SOFTIW_DP_IDLE when there is nothing to send or the socket is

@@ -85,7 +85,9 @@ enum kiwi_cm_event_type {
  *	connection; the core stores it in the child id's @provider_data
  * @private_data: MPA private data (CONNECT_REQUEST, CONNECT_REPLY); the
  *	core copies it, the provider's buffer may go when the upcall returns
- * @private_data_len: bytes at @private_data, at most the device's limit
+ * @private_data_len: bytes at @private_data, at most
+ *	KIWI_CM_MAX_PRIVATE_DATA (a peer may send more than the device's
+ *	@max_private_data, which bounds what this end sends)
  * @ird: peer's inbound RDMA read depth: offered (CONNECT_REQUEST), or
  *	negotiated (CONNECT_REPLY, ESTABLISHED: this end's ORD)
  * @ord: peer's outbound RDMA read depth: offered (CONNECT_REQUEST), or

@@ -30,7 +30,10 @@ struct net_device;
  *	upcall may follow).
  * @iw_accept: accept the connection @id->provider_data stands for; answer
  *	later with ESTABLISHED, or CLOSE(status < 0) if MPA fails.
- *	Returns 0 or a negative errno (then no upcall may follow).
+ *	Returns 0 or a negative errno. After an error no upcall may follow
+ *	and the request is over: the id goes IDLE and the core never calls
+ *	@iw_reject for it, so the provider closes the connection and lets go
+ *	of what @id->provider_data stood for before it returns.
  * @iw_reject: refuse that connection, sending @pdata.
  *	Returns 0 or a negative errno.
  * @iw_create_listen: listen on @id->local_addr.

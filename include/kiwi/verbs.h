@@ -29,8 +29,9 @@ struct kiwi_qp;
  * @max_mr: memory regions
  * @max_ird: inbound RDMA read depth, at most KIWI_CM_MAX_IRD_ORD
  * @max_ord: outbound RDMA read depth, at most KIWI_CM_MAX_IRD_ORD
- * @max_private_data: MPA private data bytes, at most
- *	KIWI_CM_MAX_PRIVATE_DATA
+ * @max_private_data: MPA private data bytes a ULP may send in a connect,
+ *	accept or reject, over every MPA revision the device may use; at
+ *	most KIWI_CM_MAX_PRIVATE_DATA (revision 2 leaves 508)
  */
 struct kiwi_device_attr {
 	u32 max_qp;

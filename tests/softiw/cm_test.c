@@ -489,6 +489,78 @@ static void cm_request_after_accept(struct kunit *test)
 	cmt_teardown(t);
 }
 
+/* MPA revision 2 carries 508 bytes of the ULP's after its IRD/ORD word. */
+#define CM_PD_MAX_V2	508
+
+/*
+ * The device's limit is what a ULP may send over every revision: one
+ * byte more is refused by the call, before anything goes out, and the
+ * request stays answerable; the limit itself goes through both ways.
+ */
+static void cm_pdata_limit(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 21009);
+	struct kiwi_conn_param p = { .ird = 4, .ord = 4 };
+	struct kiwi_device_attr attr;
+	const struct cmt_rec *r;
+	struct kiwi_cm_id *a;
+	u8 *pd = cmt_buf(t, CM_PD_MAX_V2 + 1);
+
+	KUNIT_ASSERT_EQ(test, kiwi_query_device(t->dev, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.max_private_data, CM_PD_MAX_V2);
+	memset(pd, 'p', CM_PD_MAX_V2 + 1);
+	cmt_listen(t);
+	p.private_data = pd;
+	p.private_data_len = CM_PD_MAX_V2 + 1;
+	p.qpn = cmt_qp(t);
+	a = cmt_id_on(t, t->dev);
+	cmt_any_addr(&a->remote_addr, t->port);
+	((struct sockaddr_in *)&a->remote_addr)->sin_addr.s_addr =
+		htonl(INADDR_LOOPBACK);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_connect(a, &p), -EINVAL);
+	p.private_data_len = CM_PD_MAX_V2;
+	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(a, &p), 0);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->len, CM_PD_MAX_V2);
+	p.qpn = cmt_qp(t);
+	p.private_data_len = CM_PD_MAX_V2 + 1;
+	KUNIT_EXPECT_EQ(test, kiwi_cm_accept(r->id, &p), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(r->id), KIWI_CM_STATE_CONN_RECV);
+	p.private_data_len = CM_PD_MAX_V2;
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(r->id, &p), 0);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, 0);
+	KUNIT_EXPECT_EQ(test, r->len, CM_PD_MAX_V2);
+	cmt_teardown(t);
+}
+
+/* A revision 1 peer may send all 512 bytes MPA allows: they arrive. */
+static void cm_pdata_v1_peer_512(struct kunit *test)
+{
+	static const char hdr[] = "MPA ID Req Frame\x00\x01\x02\x00";
+	struct cmt *t = cmt_setup(test, 21010);
+	u8 *frame = cmt_buf(t, 20 + KIWI_CM_MAX_PRIVATE_DATA);
+	const struct cmt_rec *r;
+	struct socket *s;
+
+	memcpy(frame, hdr, 20);
+	memset(frame + 20, 'v', KIWI_CM_MAX_PRIVATE_DATA);
+	cmt_listen(t);
+	s = cmt_raw_connect(test, t->port);
+	KUNIT_EXPECT_EQ(test, cmt_raw_send(s, frame,
+					   20 + KIWI_CM_MAX_PRIVATE_DATA),
+			20 + KIWI_CM_MAX_PRIVATE_DATA);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->len, KIWI_CM_MAX_PRIVATE_DATA);
+	CMT_EXPECT_MEM(test, r->pd, "vvvvvvvv", 8);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_reject(r->id, NULL, 0), 0);
+	cmt_raw_close(s, false);
+	cmt_teardown(t);
+}
+
 static struct kunit_case cm_cases[] = {
 	KUNIT_CASE(cm_v2_nocrc),
 	KUNIT_CASE(cm_v2_crc),
@@ -498,6 +570,8 @@ static struct kunit_case cm_cases[] = {
 	KUNIT_CASE(cm_reject),
 	KUNIT_CASE(cm_unanswered_request),
 	KUNIT_CASE(cm_no_listener),
+	KUNIT_CASE(cm_pdata_limit),
+	KUNIT_CASE(cm_pdata_v1_peer_512),
 	KUNIT_CASE(cm_reply_timeout),
 	KUNIT_CASE(cm_error_while_connecting),
 	KUNIT_CASE(cm_wildcard_two_devices),

@@ -17,6 +17,7 @@
 #include <kiwi/verbs.h>
 
 #include "cm_fixture.h"
+#include "iwarp.h"
 #include "kiwi_test.h"
 #include "softiw.h"
 
@@ -65,7 +66,7 @@ static void softiw_attached_lo(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, dev);
 	KUNIT_EXPECT_PTR_EQ(test, dev->netdev, init_net.loopback_dev);
 	KUNIT_EXPECT_EQ(test, dev->attr.max_private_data,
-			KIWI_CM_MAX_PRIVATE_DATA);
+			SOFTIW_MPA_ULP_PD_MAX);
 	KUNIT_EXPECT_EQ(test, dev->attr.max_ird, SOFTIW_MAX_IRD_ORD);
 	KUNIT_EXPECT_EQ(test, dev->attr.max_ord, SOFTIW_MAX_IRD_ORD);
 	KUNIT_EXPECT_EQ(test, dev->attr.max_qp, SOFTIW_MAX_QP);

@@ -176,7 +176,7 @@ static void hostile_silent(struct kunit *test)
 	cmt_teardown(t);
 }
 
-/* Beyond max_pending, new connections are closed at once. */
+/* At most max_pending connections wait: the others are dropped. */
 static void hostile_pending_bound(struct kunit *test)
 {
 	struct socket *s[4];
@@ -204,6 +204,34 @@ static void hostile_pending_bound(struct kunit *test)
 			cmt_raw_close(s[i], false);
 	msleep(100);
 	hostile_listener_works(t);
+	cmt_teardown(t);
+}
+
+/*
+ * Silent peers fill the listener: a client that sends its request still
+ * gets in, in place of the oldest silent peer, which is dropped; the
+ * newer one waits on.
+ */
+static void hostile_pending_evicts_oldest(struct kunit *test)
+{
+	struct socket *s[2];
+	struct cmt *t;
+	u8 byte;
+	int i, ret;
+
+	cmt_param(test, "max_pending", "2");
+	t = cmt_setup(test, 22009);
+	cmt_listen(t);
+	/* each connect returns once TCP accepted it: s[0] is the older */
+	for (i = 0; i < ARRAY_SIZE(s); i++)
+		s[i] = cmt_raw_connect(test, t->port);
+	hostile_listener_works(t);
+	ret = cmt_raw_recv(s[0], &byte, 1, 1000);
+	KUNIT_EXPECT_TRUE_MSG(test, ret == 0 || ret == -ECONNRESET,
+			      "the oldest silent peer: recv returned %d", ret);
+	KUNIT_EXPECT_EQ(test, cmt_raw_recv(s[1], &byte, 1, 200), -EAGAIN);
+	for (i = 0; i < ARRAY_SIZE(s); i++)
+		cmt_raw_close(s[i], false);
 	cmt_teardown(t);
 }
 
@@ -267,12 +295,15 @@ static void hostile_post_recv(struct cmt *t, struct hostile_peer *p,
 	KUNIT_ASSERT_EQ(t->test, kiwi_post_recv(p->qp, &wr, &bad), 0);
 }
 
-/* Revision 1 Request (CRC if @crc), accepted with @nrecv RECVs posted. */
-static void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
-				 bool crc, int nrecv)
+/*
+ * Revision 1 Request (CRC if @crc) from @p->s if set, else from a new
+ * client; accepted with @nrecv RECVs posted, serving @ird Read Requests.
+ */
+static void hostile_peer_connect_ird(struct cmt *t, struct hostile_peer *p,
+				     bool crc, int nrecv, u16 ird)
 {
 	struct kunit *test = t->test;
-	struct kiwi_conn_param cp = { .ird = 1, .ord = 1 };
+	struct kiwi_conn_param cp = { .ird = ird, .ord = 1 };
 	u8 req[20] = KEY_REQ, rep[20];
 	const struct cmt_rec *r;
 	int i;
@@ -280,7 +311,10 @@ static void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
 	req[16] = crc ? 0x40 : 0;
 	req[17] = 1;
 	cmt_listen(t);
-	p->s = cmt_raw_connect(test, t->port);
+	if (!p->s)
+		p->s = cmt_raw_connect(test, t->port);
+	else
+		KUNIT_ASSERT_EQ(test, cmt_raw_connect_to(p->s, t->port), 0);
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(p->s, req, sizeof(req)), 20);
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -297,6 +331,13 @@ static void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
 	KUNIT_ASSERT_EQ(test, hostile_recv_all(p->s, rep, sizeof(rep)), 20);
 	CMT_EXPECT_MEM(test, rep, KEY_REP, 16);
 	KUNIT_EXPECT_EQ(test, rep[16] & 0x60, crc ? 0x40 : 0);
+}
+
+static void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
+				 bool crc, int nrecv)
+{
+	p->s = NULL;
+	hostile_peer_connect_ird(t, p, crc, nrecv, 1);
 }
 
 /**
@@ -962,6 +1003,78 @@ static void hostile_rdma_ird(struct kunit *test)
 	cmt_teardown(t);
 }
 
+#define HOSTILE_SHARE_READS	8
+#define HOSTILE_SHARE_LEN	SZ_1M
+
+/*
+ * Read FPDUs until the local SEND's; return how many Read Responses
+ * ended before it, or -1 if the stream ended first.
+ */
+static int hostile_rresps_before_send(struct socket *s, u8 *f, int size,
+				      int *ended)
+{
+	int n;
+
+	for (;;) {
+		n = hostile_recv_fpdu(s, f, size);
+		if (n <= 0)
+			return -1;
+		if ((f[3] & 0x0f) == 0x03)		/* SEND */
+			return *ended;
+		if ((f[3] & 0x0f) == 0x02 && (f[2] & 0x40))	/* last */
+			++*ended;
+	}
+}
+
+/*
+ * The peer keeps the IRD full of 1 MiB READs and reads slowly (a small
+ * receive buffer): a SEND posted meanwhile goes out once the response
+ * being sent ends, not after every response queued; then the rest come.
+ */
+static void hostile_rresp_shares_link(struct kunit *test)
+{
+	struct cmt *t = cmt_setup(test, 22111);
+	u8 *mem = cmt_buf(t, HOSTILE_SHARE_LEN);
+	int rcvbuf = 64 * 1024, i, n, ended = 0, before;
+	struct hostile_peer p = {};
+	struct kiwi_mr *mr;
+	struct kiwi_wc wc;
+	u8 *f;
+
+	f = kunit_kmalloc(test, 70 * 1024, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	p.s = cmt_raw_socket(test);
+	KUNIT_ASSERT_EQ(test, sock_setsockopt(p.s, SOL_SOCKET, SO_RCVBUF,
+					      KERNEL_SOCKPTR(&rcvbuf),
+					      sizeof(rcvbuf)), 0);
+	hostile_peer_connect_ird(t, &p, false, 1, HOSTILE_SHARE_READS);
+	mr = cmt_mr(t, mem, HOSTILE_SHARE_LEN, KIWI_ACCESS_ALL);
+	for (n = 0, i = 1; i <= HOSTILE_SHARE_READS; i++)
+		n += hostile_rreq_put(f + n, i, 0x99, 0, HOSTILE_SHARE_LEN,
+				      mr->rkey, mr->iova);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
+	/* the first response fills the socket; the others wait in the IRQ */
+	msleep(200);
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 7, KIWI_WR_SEND, p.mr, 0, 4,
+					   0, 0), 0);
+	before = hostile_rresps_before_send(p.s, f, 70 * 1024, &ended);
+	kunit_info(test, "%d of %d Read Responses went before the SEND",
+		   before, HOSTILE_SHARE_READS);
+	KUNIT_EXPECT_GE(test, before, 0);
+	KUNIT_EXPECT_LT(test, before, HOSTILE_SHARE_READS);
+	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	/* every response still comes, whole */
+	while (ended < HOSTILE_SHARE_READS &&
+	       hostile_rresps_before_send(p.s, f, 70 * 1024, &ended) >= 0)
+		;
+	KUNIT_EXPECT_EQ(test, ended, HOSTILE_SHARE_READS);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
+}
+
 /*
  * The peer's FIN where the Read Response should come (@after: a READ
  * posted after the FIN): no response can follow it, so the connection
@@ -1491,6 +1604,7 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_markers),
 	KUNIT_CASE(hostile_silent),
 	KUNIT_CASE(hostile_pending_bound),
+	KUNIT_CASE(hostile_pending_evicts_oldest),
 	KUNIT_CASE(hostile_destroy_with_pending),
 	KUNIT_CASE(hostile_fpdu_bad_crc),
 	KUNIT_CASE(hostile_fpdu_bad_opcode),
@@ -1510,6 +1624,7 @@ static struct kunit_case hostile_rdma_cases[] = {
 	KUNIT_CASE(hostile_rdma_wire),
 	KUNIT_CASE(hostile_rdma_remote),
 	KUNIT_CASE(hostile_rdma_ird),
+	KUNIT_CASE(hostile_rresp_shares_link),
 	KUNIT_CASE(hostile_rdma_fin_for_read),
 	KUNIT_CASE(hostile_rdma_read_after_fin),
 	KUNIT_CASE_PARAM(hostile_access, hostile_access_case_gen_params),
