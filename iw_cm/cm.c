@@ -71,13 +71,25 @@ int kiwi_cm_link_locked(struct kiwi_cm_priv *priv)
 	return 0;
 }
 
+/*
+ * The last reference went. Whether the id was orphaned is decided under
+ * its lock, against kiwi_cm_orphan(): either the orphaning came first
+ * (then @dev may be gone, and the orphan list has the id), or FREEING
+ * makes the orphaning pass the id by (then the id's device reference,
+ * still held, keeps @dev for the list_del below, and is dropped here).
+ */
 static void kiwi_cm_free(struct kiwi_cm_priv *priv)
 {
 	struct kiwi_device *dev = priv->id.device;
 	unsigned long flags;
 	bool linked = true;
+	bool orphan;
 
-	if (priv->flags & KIWI_CM_F_ORPHAN) {	/* @dev is gone */
+	spin_lock_irqsave(&priv->lock, flags);
+	orphan = priv->flags & KIWI_CM_F_ORPHAN;
+	priv->flags |= KIWI_CM_F_FREEING;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	if (orphan) {	/* @dev is gone */
 		spin_lock_irqsave(&kiwi_cm_orphans_lock, flags);
 		list_del(&priv->dev_node);
 		spin_unlock_irqrestore(&kiwi_cm_orphans_lock, flags);
@@ -115,9 +127,11 @@ bool kiwi_cm_orphan(struct kiwi_cm_priv *priv)
 	unsigned int i;
 
 	lockdep_assert_held(&priv->id.device->lock);
-	if (!refcount_read(&priv->ref))
-		return false;
 	spin_lock(&priv->lock);
+	if (priv->flags & KIWI_CM_F_FREEING) {
+		spin_unlock(&priv->lock);
+		return false;
+	}
 	priv->flags |= KIWI_CM_F_ORPHAN;
 	priv->qp = NULL;
 	for (i = 0; i < KIWI_CM_RING; i++)

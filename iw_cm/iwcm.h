@@ -43,6 +43,7 @@ struct kiwi_cm_slot {
 #define KIWI_CM_F_ORPHAN	BIT(2)	/* its device is gone: see device.c */
 #define KIWI_CM_F_GRACEFUL	BIT(3)	/* the owner's graceful disconnect() */
 #define KIWI_CM_F_LINGER	BIT(4)	/* @linger is armed: see linger.c */
+#define KIWI_CM_F_FREEING	BIT(5)	/* the last reference went: see cm.c */
 
 /**
  * struct kiwi_cm_priv - a cm_id and the core's state for it
