@@ -298,6 +298,32 @@ static void kiwi_rdma_queue(struct kiwi_rdma_priv *priv, unsigned long delay)
 }
 
 /**
+ * struct kiwi_rdma_query - what an address resolution is asked
+ * @dst: the peer's address
+ * @deadline: jiffies at which it gives up
+ */
+struct kiwi_rdma_query {
+	const struct sockaddr *dst;
+	unsigned long deadline;
+};
+
+/*
+ * Under the id's lock, as it moves to ADDR_QUERY: the id's work, which
+ * may run at any time (a removal or a netdev event kicks it), finds the
+ * query whole once it sees the state.
+ */
+static void kiwi_rdma_set_query(struct kiwi_rdma_priv *priv, const void *arg)
+{
+	const struct kiwi_rdma_query *q = arg;
+	struct sockaddr_storage *dst = &priv->id.route.addr.dst_addr;
+
+	memset(dst, 0, sizeof(*dst));
+	memcpy(dst, q->dst, kiwi_rdma_addr_size(q->dst));
+	priv->deadline = q->deadline;
+	priv->neigh_kicked = false;
+}
+
+/**
  * kiwi_rdma_resolve_addr() - find the source address and the kiwi device
  * @id: an IDLE or bound id
  * @src_addr: source address to bind an IDLE id to, or NULL for any
@@ -321,6 +347,7 @@ int kiwi_rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 			   unsigned long timeout_ms)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	struct kiwi_rdma_query query;
 	int ret;
 
 	might_sleep();
@@ -333,14 +360,12 @@ int kiwi_rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		return ret;
 	if (id->route.addr.src_addr.ss_family != dst_addr->sa_family)
 		return -EINVAL;
-	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_RESOLVE_ADDR);
+	query.dst = dst_addr;
+	query.deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	ret = kiwi_rdma_enter_set(priv, KIWI_RDMA_CALL_RESOLVE_ADDR,
+				  kiwi_rdma_set_query, &query);
 	if (ret)
 		return ret;
-	memset(&id->route.addr.dst_addr, 0, sizeof(id->route.addr.dst_addr));
-	memcpy(&id->route.addr.dst_addr, dst_addr,
-	       kiwi_rdma_addr_size(dst_addr));
-	priv->deadline = jiffies + msecs_to_jiffies(timeout_ms);
-	priv->neigh_kicked = false;
 	kiwi_rdma_queue(priv, 0);
 	return kiwi_rdma_leave(priv, KIWI_RDMA_CALL_RESOLVE_ADDR, 0);
 }
@@ -386,7 +411,10 @@ static int kiwi_rdma_route4(struct kiwi_rdma_priv *priv,
 	rt = ip_route_output_key(priv->net, &fl4);
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
+	/* other ids' port checks read it (kiwi_rdma_port_busy()) */
+	mutex_lock(&kiwi_rdma_lock);
 	src->sin_addr.s_addr = fl4.saddr;
+	mutex_unlock(&kiwi_rdma_lock);
 	*dstp = &rt->dst;
 	return 0;
 }
@@ -403,19 +431,23 @@ static int kiwi_rdma_route6(struct kiwi_rdma_priv *priv,
 		.flowi6_oif = dst->sin6_scope_id,
 		.flowlabel = ip6_make_flowinfo(READ_ONCE(priv->id.route.tos), 0),
 	};
+	struct in6_addr saddr = src->sin6_addr;
 	struct dst_entry *de;
 	int ret;
 
 	de = ip6_route_output(priv->net, NULL, &fl6);
 	ret = de->error;
-	if (!ret && ipv6_addr_any(&src->sin6_addr) &&
-	    ipv6_dev_get_saddr(priv->net, de->dev, &fl6.daddr, 0,
-			       &src->sin6_addr))
+	if (!ret && ipv6_addr_any(&saddr) &&
+	    ipv6_dev_get_saddr(priv->net, de->dev, &fl6.daddr, 0, &saddr))
 		ret = -EADDRNOTAVAIL;
 	if (ret) {
 		dst_release(de);
 		return ret;
 	}
+	/* other ids' port checks read it (kiwi_rdma_port_busy()) */
+	mutex_lock(&kiwi_rdma_lock);
+	src->sin6_addr = saddr;
+	mutex_unlock(&kiwi_rdma_lock);
 	*dstp = de;
 	return 0;
 }
@@ -496,11 +528,13 @@ static bool kiwi_rdma_resolve_step(struct kiwi_rdma_priv *priv,
 {
 	enum kiwi_rdma_state state = kiwi_rdma_state_of(priv);
 	bool addr = state == KIWI_RDMA_ADDR_QUERY;
-	long left = (long)(priv->deadline - jiffies);
+	long left;
 	int ret;
 
 	if (!addr && state != KIWI_RDMA_ROUTE_QUERY)
 		return false;
+	/* written with the state, read after it: kiwi_rdma_set_query() */
+	left = (long)(priv->deadline - jiffies);
 	ret = kiwi_rdma_lookup(priv, addr);
 	if (ret == -EAGAIN && left > 0) {
 		kiwi_rdma_queue(priv, min_t(long, left, KIWI_RDMA_NEIGH_POLL));

@@ -29,6 +29,7 @@ static const char *const kiwi_rdma_state_names[KIWI_RDMA_NR_STATES] = {
 	[KIWI_RDMA_CONNECT] = "CONNECT",
 	[KIWI_RDMA_ESTABLISHED] = "ESTABLISHED",
 	[KIWI_RDMA_DISCONNECTED] = "DISCONNECTED",
+	[KIWI_RDMA_REMOVED] = "REMOVED",
 	[KIWI_RDMA_DESTROYING] = "DESTROYING",
 };
 
@@ -109,6 +110,43 @@ int kiwi_rdma_live_ids(void)
 EXPORT_SYMBOL_IF_KUNIT(kiwi_rdma_live_ids);
 
 /**
+ * kiwi_rdma_enter_set() - start a ULP call: apply the call table, pin the
+ *	id, and set what the new state stands for
+ * @priv: the id
+ * @call: the call
+ * @set: if not NULL, called under the id's lock once the call is legal,
+ *	before the id moves: whoever sees the new state sees what @set wrote
+ * @arg: @set's argument
+ *
+ * As kiwi_rdma_enter().
+ *
+ * Context: any context; @set must not sleep.
+ * Return: 0, or -EINVAL if @call is not legal in the current state.
+ */
+int kiwi_rdma_enter_set(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call,
+			void (*set)(struct kiwi_rdma_priv *priv,
+				    const void *arg),
+			const void *arg)
+{
+	enum kiwi_rdma_state to = kiwi_rdma_calls[call].to;
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	if (kiwi_rdma_calls[call].from & BIT(priv->state)) {
+		if (set)
+			set(priv, arg);
+		priv->from = priv->state;
+		if (to != KIWI_RDMA_NR_STATES)
+			priv->state = to;
+		atomic_inc(&priv->calls);
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return ret;
+}
+
+/**
  * kiwi_rdma_enter() - start a ULP call: apply the call table, pin the id
  * @priv: the id
  * @call: the call
@@ -124,20 +162,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_rdma_live_ids);
  */
 int kiwi_rdma_enter(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call)
 {
-	enum kiwi_rdma_state to = kiwi_rdma_calls[call].to;
-	unsigned long flags;
-	int ret = -EINVAL;
-
-	spin_lock_irqsave(&priv->lock, flags);
-	if (kiwi_rdma_calls[call].from & BIT(priv->state)) {
-		priv->from = priv->state;
-		if (to != KIWI_RDMA_NR_STATES)
-			priv->state = to;
-		atomic_inc(&priv->calls);
-		ret = 0;
-	}
-	spin_unlock_irqrestore(&priv->lock, flags);
-	return ret;
+	return kiwi_rdma_enter_set(priv, call, NULL, NULL);
 }
 
 /**
@@ -166,10 +191,12 @@ int kiwi_rdma_leave(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call,
 	}
 	/*
 	 * wake_up_var() only hashes the address: the teardown it wakes may
-	 * free @priv at once, and nothing here touches it afterwards.
+	 * free @priv at once, and nothing here touches it afterwards. Woken
+	 * at every count, not only the last: kiwi_rdma_cut_loose() waits for
+	 * the calls other than its own.
 	 */
-	if (atomic_dec_and_test(&priv->calls))
-		wake_up_var(&priv->calls);
+	atomic_dec(&priv->calls);
+	wake_up_var(&priv->calls);
 	return ret;
 }
 
@@ -407,6 +434,19 @@ static bool kiwi_rdma_handler_idle(struct kiwi_rdma_priv *priv)
 	return idle;
 }
 
+/* Take on the id's teardown. Return: true for exactly one caller. */
+static bool kiwi_rdma_take_teardown(struct kiwi_rdma_priv *priv)
+{
+	unsigned long flags;
+	bool mine;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	mine = !priv->torn;
+	priv->torn = true;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return mine;
+}
+
 /**
  * kiwi_rdma_deliver() - call the ULP's handler, one call at a time per id
  * @priv: the id
@@ -421,8 +461,9 @@ static bool kiwi_rdma_handler_idle(struct kiwi_rdma_priv *priv)
  * gets no call.
  *
  * Context: process context; sleeps. Not from the id's own handler.
- * Return: non-zero if the id is to be destroyed now: the handler asked,
- * or called rdma_destroy_id() on it.
+ * Return: non-zero if the id is to be destroyed now, by the caller: the
+ * handler asked, or called rdma_destroy_id() on it, and no
+ * rdma_destroy_id() on another task took the teardown first.
  */
 int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev,
 		      bool (*due)(struct kiwi_rdma_priv *priv))
@@ -442,6 +483,9 @@ int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev,
 	if (ret)
 		kiwi_rdma_doom(priv);
 	ret = ret || READ_ONCE(priv->destroy_deferred);
+	/* an rdma_destroy_id() waiting for this handler tears down instead */
+	if (ret && !kiwi_rdma_take_teardown(priv))
+		ret = 0;
 	kiwi_rdma_unclaim(priv);
 	return ret;
 }
@@ -462,6 +506,7 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 	mutex_lock(&kiwi_rdma_lock);
 	list_del(&priv->node);
 	mutex_unlock(&kiwi_rdma_lock);
+	kiwi_rdma_id_gone();
 	if (self != &priv->work.work)
 		cancel_delayed_work_sync(&priv->work);
 	else
@@ -471,6 +516,8 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 	if (priv->cm)
 		kiwi_cm_destroy_id(priv->cm);
 	kiwi_rdma_fan_stop(priv);
+	/* and for the fans a device's removal is closing (they pin the id) */
+	wait_var_event(&priv->calls, !atomic_read(&priv->calls));
 	if (priv->id.qp)
 		kiwi_destroy_qp(priv->id.qp);
 	kiwi_rdma_port_put(priv);
@@ -478,6 +525,122 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 	put_net(priv->net);
 	kfree(priv->iwarp);
 	kfree(priv);
+}
+
+/*
+ * An id no one tore down yet, its teardown taken, DESTROYING (so that no
+ * event reaches its handler any more); or NULL.
+ */
+static struct kiwi_rdma_priv *kiwi_rdma_take_leaked(enum kiwi_rdma_state *was)
+{
+	struct kiwi_rdma_priv *priv, *found = NULL;
+
+	mutex_lock(&kiwi_rdma_lock);
+	list_for_each_entry(priv, &kiwi_rdma_ids, node) {
+		if (kiwi_rdma_take_teardown(priv)) {
+			*was = kiwi_rdma_state_of(priv);
+			kiwi_rdma_doom(priv);
+			found = priv;
+			break;
+		}
+	}
+	mutex_unlock(&kiwi_rdma_lock);
+	return found;
+}
+
+/**
+ * kiwi_rdma_reap() - free the ids left at module unload
+ *
+ * Context: module exit, before the core client goes (whose removal
+ * would tell the ids DEVICE_REMOVAL). The module unloads only once no ULP
+ * module using it is loaded: an id still here was leaked by a ULP that
+ * is gone, and its handler with it. Each is named and torn down without
+ * a call to its handler: its iw_cm id, QP, port, device and namespace go.
+ * Return: the number of ids reaped.
+ */
+unsigned int kiwi_rdma_reap(void)
+{
+	enum kiwi_rdma_state was;
+	struct kiwi_rdma_priv *priv;
+	unsigned int n = 0;
+
+	while ((priv = kiwi_rdma_take_leaked(&was))) {
+		pr_err("kiwi_rdmacm: id %pISpc -> %pISpc (%s) leaked by an unloaded ULP: destroyed at unload, its handler not called\n",
+		       &priv->id.route.addr.src_addr,
+		       &priv->id.route.addr.dst_addr, kiwi_rdma_state_name(was));
+		kiwi_rdma_teardown(priv, NULL);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * kiwi_rdma_claim_kept() - pin an id a ULP kept on a removed device
+ * @dev: the device, past the ULPs' grace after DEVICE_REMOVAL
+ *
+ * The id moves to REMOVED, where no call is legal any more, and is
+ * pinned as a call would pin it, so that an rdma_destroy_id() racing the
+ * cut waits for it. An id already being destroyed is left to its
+ * teardown.
+ *
+ * Context: process context; sleeps.
+ * Return: the id, or NULL if no other id uses @dev.
+ */
+struct kiwi_rdma_priv *kiwi_rdma_claim_kept(struct kiwi_device *dev)
+{
+	struct kiwi_rdma_priv *priv, *found = NULL;
+
+	mutex_lock(&kiwi_rdma_lock);
+	list_for_each_entry(priv, &kiwi_rdma_ids, node) {
+		if (priv->id.device != dev)
+			continue;
+		spin_lock_irq(&priv->lock);
+		if (priv->state != KIWI_RDMA_DESTROYING &&
+		    priv->state != KIWI_RDMA_REMOVED) {
+			priv->state = KIWI_RDMA_REMOVED;
+			atomic_inc(&priv->calls);
+			found = priv;
+		}
+		spin_unlock_irq(&priv->lock);
+		if (found)
+			break;
+	}
+	mutex_unlock(&kiwi_rdma_lock);
+	return found;
+}
+
+/**
+ * kiwi_rdma_cut_loose() - let an id the ULP kept go of its device
+ * @priv: the id, from kiwi_rdma_claim_kept()
+ *
+ * Waits for the calls and the handler call in flight, then destroys the
+ * id's iw_cm id (a connection is reset) and drops its device. The ULP's
+ * QP stays the ULP's: the core cuts it loose if the ULP keeps it too.
+ * The id's memory, port and namespace stay until rdma_destroy_id().
+ *
+ * Context: process context; sleeps. Not from a handler of the id.
+ */
+void kiwi_rdma_cut_loose(struct kiwi_rdma_priv *priv)
+{
+	struct kiwi_cm_id *cm;
+
+	might_sleep();
+	wait_var_event(&priv->calls, atomic_read(&priv->calls) == 1);
+	cancel_delayed_work_sync(&priv->work);
+	wait_var_event(&priv->handler_task, kiwi_rdma_handler_idle(priv));
+	pr_warn("kiwi_rdmacm: %s: id %pISpc -> %pISpc kept past DEVICE_REMOVAL, cut loose from the device\n",
+		priv->id.device->name, &priv->id.route.addr.src_addr,
+		&priv->id.route.addr.dst_addr);
+	mutex_lock(&kiwi_rdma_lock);
+	cm = priv->cm;
+	priv->cm = NULL;
+	mutex_unlock(&kiwi_rdma_lock);
+	if (cm)
+		kiwi_cm_destroy_id(cm);
+	kiwi_rdma_clear_device(priv);
+	/* as kiwi_rdma_leave(): a teardown woken may free @priv at once */
+	if (atomic_dec_and_test(&priv->calls))
+		wake_up_var(&priv->calls);
 }
 
 /**
@@ -491,6 +654,9 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
  * handler returns (as if it had returned non-zero). A connection this
  * side was closing gracefully (rdma_disconnect()) is not reset: the core
  * finishes the close in the background; this call does not wait for it.
+ * Called on another task while the id's handler runs and then returns
+ * non-zero, the id is torn down once, by one of the two. A handler's
+ * non-zero return gives the id up: after it, the id is gone, as in Linux.
  *
  * Context: process context; sleeps. From another id's handler, not while
  * @id's handler (for a listener: a CONNECT_REQUEST handler of its new ids)
@@ -506,7 +672,9 @@ void kiwi_rdma_destroy_id(struct rdma_cm_id *id)
 		WRITE_ONCE(priv->destroy_deferred, true);
 		return;
 	}
-	kiwi_rdma_teardown(priv, NULL);
+	/* a handler that asked for it has ended, and its caller tears down */
+	if (kiwi_rdma_take_teardown(priv))
+		kiwi_rdma_teardown(priv, NULL);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_destroy_id);
 

@@ -131,15 +131,27 @@ static int kiwi_rdma_fan_fill(struct kiwi_rdma_priv *only)
 	return 0;
 }
 
-static void kiwi_rdma_fan_close(struct list_head *gone)
+/*
+ * Close the fans on @gone. @pinned: each pins its owner (a device's
+ * removal closes them), whose teardown waits for the unpin: a fan's iw_cm
+ * id may deliver a request to its owner until it is destroyed.
+ */
+static void kiwi_rdma_fan_close(struct list_head *gone, bool pinned)
 {
 	struct kiwi_rdma_fan *fan, *next;
+	struct kiwi_rdma_priv *owner;
 
 	list_for_each_entry_safe(fan, next, gone, node) {
+		owner = fan->owner;
 		if (fan->cm)
 			kiwi_cm_destroy_id(fan->cm);
 		list_del(&fan->node);
 		kfree(fan);
+		if (!pinned)
+			continue;
+		/* as kiwi_rdma_leave(): the teardown woken may free @owner */
+		atomic_dec(&owner->calls);
+		wake_up_var(&owner->calls);
 	}
 }
 
@@ -171,7 +183,9 @@ int kiwi_rdma_fan_listen(struct kiwi_rdma_priv *priv, int backlog)
  * kiwi_rdma_fan_stop() - stop a wildcard listener on every device
  * @priv: the id; nothing happens if it is not a wildcard listener
  *
- * Returns when no request handler of its fans runs any more.
+ * Returns when no request handler of the fans it closed runs any more.
+ * Fans a device's removal took are closed there, each pinning @priv (as
+ * a call does): the teardown waits for them after this.
  *
  * Context: process context; sleeps. Not from a handler of @priv's fans.
  */
@@ -186,7 +200,7 @@ void kiwi_rdma_fan_stop(struct kiwi_rdma_priv *priv)
 		if (fan->owner == priv)
 			list_move_tail(&fan->node, &gone);
 	mutex_unlock(&kiwi_rdma_fan_lock);
-	kiwi_rdma_fan_close(&gone);
+	kiwi_rdma_fan_close(&gone, false);
 }
 
 /**
@@ -223,13 +237,16 @@ static void kiwi_rdma_dev_remove_work(struct work_struct *work)
 	LIST_HEAD(gone);
 
 	mutex_lock(&kiwi_rdma_fan_lock);
-	list_for_each_entry_safe(fan, next, &kiwi_rdma_fans, node)
-		if (fan->rdev == rdev)
+	list_for_each_entry_safe(fan, next, &kiwi_rdma_fans, node) {
+		if (fan->rdev == rdev) {
+			/* the owner's fan_stop no longer sees it: pin the owner */
+			atomic_inc(&fan->owner->calls);
 			list_move_tail(&fan->node, &gone);
+		}
+	}
 	mutex_unlock(&kiwi_rdma_fan_lock);
-	kiwi_rdma_fan_close(&gone);
-	kiwi_device_put(rdev->dev);
-	kfree(rdev);
+	kiwi_rdma_fan_close(&gone, true);
+	queue_work(kiwi_rdma_id_wq, &rdev->drain_work);
 }
 
 /**
@@ -254,6 +271,7 @@ void kiwi_rdma_device_add(struct kiwi_client *client, struct kiwi_device *dev)
 	}
 	rdev->dev = dev;
 	INIT_WORK(&rdev->remove_work, kiwi_rdma_dev_remove_work);
+	INIT_WORK(&rdev->drain_work, kiwi_rdma_dev_drain_work);
 	mutex_lock(&kiwi_rdma_lock);
 	list_add_tail(&rdev->node, &kiwi_rdma_devs);
 	mutex_unlock(&kiwi_rdma_lock);

@@ -51,10 +51,15 @@ err_destroy_wq:
 
 static void __exit kiwi_rdmacm_exit(void)
 {
+	unsigned int leaked = kiwi_rdma_reap();
+
+	if (leaked)
+		pr_err("kiwi_rdmacm: %u ids leaked at unload\n", leaked);
 	kiwi_unregister_client(&kiwi_rdma_client);
 	kiwi_rdma_netdev_exit();
-	destroy_workqueue(kiwi_rdma_id_wq);
+	/* a device's removal work queues its drain on the id queue */
 	destroy_workqueue(kiwi_rdma_wq);
+	destroy_workqueue(kiwi_rdma_id_wq);
 }
 
 module_init(kiwi_rdmacm_init);

@@ -27,6 +27,9 @@
  * @KIWI_RDMA_CONNECT: connect sent, or request accepted; not up yet
  * @KIWI_RDMA_ESTABLISHED: connected
  * @KIWI_RDMA_DISCONNECTED: the connection or attempt ended
+ * @KIWI_RDMA_REMOVED: the id's device went away and the ULP kept the id
+ *	past DEVICE_REMOVAL: it was cut loose from the device (no iw_cm id,
+ *	no device); only rdma_destroy_id() is left
  * @KIWI_RDMA_DESTROYING: rdma_destroy_id() was called
  * @KIWI_RDMA_NR_STATES: number of states
  */
@@ -42,6 +45,7 @@ enum kiwi_rdma_state {
 	KIWI_RDMA_CONNECT,
 	KIWI_RDMA_ESTABLISHED,
 	KIWI_RDMA_DISCONNECTED,
+	KIWI_RDMA_REMOVED,
 	KIWI_RDMA_DESTROYING,
 	KIWI_RDMA_NR_STATES
 };
@@ -96,7 +100,7 @@ enum kiwi_rdma_todo {
  * @id: what the ULP sees
  * @net: the id's network namespace (a reference)
  * @cm: the iw_cm id of a listener or connection, or NULL
- * @lock: protects @state, @from and @removal_told
+ * @lock: protects @state, @from, @removal_told and @torn
  * @state: see enum kiwi_rdma_state
  * @from: state to return to when a call or resolution fails
  * @node: entry in the list of all ids (kiwi_rdma_lock)
@@ -119,8 +123,12 @@ enum kiwi_rdma_todo {
  * @handler_task: the task running the ULP's handler for this id, or NULL
  *	(@lock); one at a time: see kiwi_rdma_deliver()
  * @destroy_deferred: the handler called rdma_destroy_id() on its own id
- * @calls: ULP calls in progress (kiwi_rdma_enter() to kiwi_rdma_leave());
- *	the teardown waits (wait_var_event()) until there are none
+ * @torn: a task took on the teardown (@lock): exactly one ever does, be
+ *	it rdma_destroy_id() or the return of a handler asking for it
+ * @calls: pins: ULP calls in progress (kiwi_rdma_enter() to
+ *	kiwi_rdma_leave()), a cut loose in progress (removal.c), fans a
+ *	device's removal is closing (listen.c); the teardown waits
+ *	(wait_var_event()) until there are none
  * @iwarp: iWARP options for the iw_cm ids this id makes, allocated by the
  *	first kiwi_rdma_set_option() (@lock)
  */
@@ -146,6 +154,7 @@ struct kiwi_rdma_priv {
 	struct task_struct *handler_task;
 	bool removal_told;
 	bool destroy_deferred;
+	bool torn;
 	bool port_auto;
 	struct kiwi_iwarp_opts *iwarp;
 };
@@ -153,14 +162,18 @@ struct kiwi_rdma_priv {
 /**
  * struct kiwi_rdma_dev - a kiwi device the module knows of (client add)
  * @node: entry in kiwi_rdma_devs (kiwi_rdma_lock)
- * @dev: the device, with a reference dropped by @remove_work
+ * @dev: the device, with a reference dropped by @drain_work
  * @remove_work: after the client's remove: closes the device's fan-out
- *	listeners, drops the reference and frees this
+ *	listeners, then queues @drain_work
+ * @drain_work: waits for the ULPs to destroy their ids on the device, at
+ *	most removal_grace_ms, cuts loose those kept, drops the reference
+ *	and frees this (removal.c)
  */
 struct kiwi_rdma_dev {
 	struct list_head node;
 	struct kiwi_device *dev;
 	struct work_struct remove_work;
+	struct work_struct drain_work;
 };
 
 /**
@@ -196,6 +209,10 @@ struct kiwi_rdma_priv *kiwi_rdma_alloc(struct net *net,
 				       void *context,
 				       enum rdma_ucm_port_space ps,
 				       enum ib_qp_type qp_type);
+int kiwi_rdma_enter_set(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call,
+			void (*set)(struct kiwi_rdma_priv *priv,
+				    const void *arg),
+			const void *arg);
 int kiwi_rdma_enter(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call);
 int kiwi_rdma_leave(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call,
 		    int ret);
@@ -211,6 +228,9 @@ void kiwi_rdma_work(struct work_struct *work);
 void kiwi_rdma_set_device(struct kiwi_rdma_priv *priv,
 			  struct kiwi_device *dev, bool ref);
 void kiwi_rdma_clear_device(struct kiwi_rdma_priv *priv);
+unsigned int kiwi_rdma_reap(void);
+struct kiwi_rdma_priv *kiwi_rdma_claim_kept(struct kiwi_device *dev);
+void kiwi_rdma_cut_loose(struct kiwi_rdma_priv *priv);
 const char *kiwi_rdma_state_name(enum kiwi_rdma_state state);
 int kiwi_rdma_live_ids(void);
 
@@ -232,6 +252,11 @@ struct kiwi_cm_id *kiwi_rdma_fan_cm(struct kiwi_rdma_priv *priv,
 void kiwi_rdma_device_add(struct kiwi_client *client,
 			  struct kiwi_device *dev);
 void kiwi_rdma_dev_forget(struct kiwi_device *dev);
+
+/* removal.c */
+void kiwi_rdma_dev_drain_work(struct work_struct *work);
+void kiwi_rdma_id_gone(void);
+unsigned int kiwi_rdma_set_removal_grace(unsigned int ms);
 
 /* netdev.c */
 int kiwi_rdma_netdev_init(void);

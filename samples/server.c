@@ -100,6 +100,29 @@ static struct server_conn *server_conn_new(struct rdma_cm_id *id)
 }
 
 /*
+ * A listener's device goes away: the listener is done, as the server's
+ * connections on that device are (each ends at its own DEVICE_REMOVAL).
+ * Whoever takes the listener's slot destroys it: this handler, by its
+ * return value, or server_unlisten(). Return: non-zero to have rdma_cm
+ * destroy the listener.
+ */
+static int server_listener_removed(struct rdma_cm_id *id)
+{
+	unsigned int i;
+	int mine = 0;
+
+	mutex_lock(&server_lock);
+	for (i = 0; i < SERVER_MAX_LISTEN; i++) {
+		if (server_listeners[i] == id) {
+			server_listeners[i] = NULL;
+			mine = 1;
+		}
+	}
+	mutex_unlock(&server_lock);
+	return mine;
+}
+
+/*
  * The handler of the listeners and of the ids their requests come on. A
  * listener's context is NULL, and so is a new request's until it gets its
  * connection here.
@@ -119,6 +142,8 @@ static int server_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		pr_info(SERVER_NAME ": listener %pISpc: %s (%d)\n",
 			rdma_get_local_addr(id), rdma_event_msg(ev->event),
 			ev->status);
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			return server_listener_removed(id);
 		return 0;
 	}
 	if (kiwi_sample_conn_event(sc->conn, ev))
@@ -144,12 +169,19 @@ static int server_listen(struct net *net, const char *addr,
 	ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
 	if (ret)
 		goto err_destroy_id;
+	/* in its slot before it can hear DEVICE_REMOVAL as a listener */
+	mutex_lock(&server_lock);
+	*idp = id;
+	mutex_unlock(&server_lock);
 	ret = rdma_listen(id, 0);
 	if (ret)
-		goto err_destroy_id;
+		goto err_clear_slot;
 	pr_info(SERVER_NAME ": listening on %pISpc\n", &ss);
-	*idp = id;
 	return 0;
+
+err_clear_slot:
+	if (!server_listener_removed(id))
+		return ret;	/* its removal took it */
 
 err_destroy_id:
 	pr_err(SERVER_NAME ": cannot listen on %pISpc: %d\n", &ss, ret);
@@ -159,12 +191,16 @@ err_destroy_id:
 
 static void server_unlisten(void)
 {
+	struct rdma_cm_id *id;
 	unsigned int i;
 
 	for (i = 0; i < SERVER_MAX_LISTEN; i++) {
-		if (server_listeners[i])
-			rdma_destroy_id(server_listeners[i]);
+		mutex_lock(&server_lock);
+		id = server_listeners[i];
 		server_listeners[i] = NULL;
+		mutex_unlock(&server_lock);
+		if (id)
+			rdma_destroy_id(id);
 	}
 }
 

@@ -7,7 +7,9 @@ The run passes only if the VM set up its network, every client run loaded
 (every connection completed), each run's summary shows all its
 connections completed with all their messages and no error, the server
 completed as many connections as the clients did, moved exactly the RDMA
-run's messages by RDMA READ and by RDMA WRITE, the console has no
+run's messages by RDMA READ and by RDMA WRITE, lo's device was detached
+while the server listened on it (its listener heard DEVICE_REMOVAL), the
+console has no
 kernel splat, and kmemleak (on kiwi's test kernel) found nothing allocated
 after /init ran. Booting, the splat scan and the boot-time leaks set
 aside are kiwi_vm.py's.
@@ -143,6 +145,22 @@ def check_server(st, args):
     return problems
 
 
+def check_removal(st):
+    """lo's device went while the server listened on 127.0.0.1."""
+    rc = st["ends"].get("device-removal")
+    if rc is None:
+        return ["device-removal: never ran"]
+    if rc:
+        said = " / ".join(st["says"].get("device-removal", []))
+        return [f"device-removal: detaching lo failed (rc={rc}): {said}"]
+    told = [ln for ln in st["trace"].get("device-removal", [])
+            if "listener 127.0.0.1:" in ln and "DEVICE_REMOVAL" in ln]
+    if len(told) != 1:
+        return [f"device-removal: the server's 127.0.0.1 listener heard "
+                f"DEVICE_REMOVAL {len(told)} times, want once"]
+    return []
+
+
 def check_leaks(st, args):
     """kmemleak's report, when the kernel has kmemleak.
 
@@ -167,7 +185,8 @@ def check_leaks(st, args):
 
 def print_trace(st):
     kiwi_vm.log("\n== event trace")
-    for name in ["server-start"] + [n for n, _ in RUNS] + ["server-stop"]:
+    for name in (["server-start"] + [n for n, _ in RUNS] +
+                 ["device-removal", "server-stop"]):
         lines = st["trace"].get(name)
         if lines is None:
             continue
@@ -232,6 +251,7 @@ def main():
         for name, _ in RUNS:
             problems += check_client(st, name, args)
         problems += check_server(st, args)
+        problems += check_removal(st)
     problems += [f"rmmod {m} failed" for m in st["unload_failed"]]
     problems += check_leaks(st, args)
     if st["boot"] is not None and not st["done"] and not timeouts:

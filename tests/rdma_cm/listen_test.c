@@ -342,10 +342,121 @@ static void rdmacm_set_option(struct kunit *test)
 			7U);
 }
 
+/**
+ * struct rt_gone - a device's removal closing fans while a wildcard
+ *	listener is destroyed
+ * @m: the device going, freed by @unreg
+ * @y: the listener destroyed meanwhile
+ * @unreg: destroys @m
+ * @destroy: destroys @y
+ * @held: the removal's first fan close is held in destroy_listen
+ * @release: lets it go on
+ * @unregistered: @m is gone
+ * @destroyed: rdma_destroy_id(@y) returned
+ */
+struct rt_gone {
+	struct kiwi_mock *m;
+	struct rdma_cm_id *y;
+	struct work_struct unreg;
+	struct work_struct destroy;
+	struct completion held;
+	struct completion release;
+	struct completion unregistered;
+	struct completion destroyed;
+};
+
+static struct rt_gone *rt_gone;	/* the running case's; one at a time */
+
+static void rt_gone_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
+			 struct kiwi_cm_id *id)
+{
+	if (op != KIWI_MOCK_DESTROY_LISTEN || !rt_gone ||
+	    completion_done(&rt_gone->held))
+		return;
+	/* both stay done once done: only the first close is held */
+	complete_all(&rt_gone->held);
+	wait_for_completion_timeout(&rt_gone->release, 10 * HZ);
+}
+
+static void rt_gone_unreg(struct work_struct *work)
+{
+	struct rt_gone *g = container_of(work, struct rt_gone, unreg);
+
+	kiwi_mock_destroy(g->m);
+	complete_all(&g->unregistered);	/* stays done: see the kfree() */
+}
+
+static void rt_gone_destroy(struct work_struct *work)
+{
+	struct rt_gone *g = container_of(work, struct rt_gone, destroy);
+
+	rdma_destroy_id(g->y);
+	complete_all(&g->destroyed);
+}
+
+/*
+ * Two wildcard listeners X and Y share a device that goes. Its removal
+ * holds X's fan there in destroy_listen while Y's waits its turn, off
+ * the fan list; Y is destroyed meanwhile. Y's teardown must wait for its
+ * fan, which can still deliver a request to Y until it is closed (a
+ * freed Y: KASAN); a request on it now is refused, Y being destroyed.
+ */
+static void rdmacm_wild_removal_vs_destroy(struct kunit *test)
+{
+	struct kiwi_cm_event ev = { .event = KIWI_CM_EVENT_CONNECT_REQUEST };
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct kiwi_mock **slot;
+	struct kiwi_cm_id *ycm;
+	struct rdma_cm_id *x;
+	struct rt_gone *g;
+	int n;
+
+	g = kzalloc(sizeof(*g), GFP_KERNEL);	/* outlives a hung case */
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	init_completion(&g->held);
+	init_completion(&g->release);
+	init_completion(&g->unregistered);
+	init_completion(&g->destroyed);
+	INIT_WORK(&g->unreg, rt_gone_unreg);
+	INIT_WORK(&g->destroy, rt_gone_destroy);
+	slot = kiwi_rt_mock(rt, init_net.loopback_dev, rt_gone_hook);
+	g->m = *slot;
+	x = rt_wild(rt, AF_INET, 7110, 0);
+	g->y = rt_wild(rt, AF_INET, 7111, 0);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_forget(rt, g->y));
+	ycm = kiwi_rdma_fan_cm(kiwi_rdma_priv(g->y), &g->m->dev);
+	KUNIT_ASSERT_NOT_NULL(test, ycm);
+	rt_gone = g;
+	*slot = NULL;
+	queue_work(system_unbound_wq, &g->unreg);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&g->held, 5 * HZ));
+	queue_work(system_unbound_wq, &g->destroy);
+	/* Y's fan is still open: its teardown waits for it */
+	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&g->destroyed,
+							     HZ / 2));
+	n = kiwi_rt_count(rt);
+	kiwi_rt_addr(&ev.local_addr, AF_INET, "0.0.0.0", 7111);
+	kiwi_rt_addr(&ev.remote_addr, AF_INET, "127.0.0.1", 40000);
+	kiwi_mock_inject(g->m, ycm, &ev, KIWI_MOCK_PROCESS);
+	msleep(100);	/* a request reaching the ULP would be recorded now */
+	KUNIT_EXPECT_EQ(test, kiwi_rt_count(rt), n);
+	complete_all(&g->release);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&g->destroyed,
+							    5 * HZ));
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&g->unregistered,
+							    10 * HZ));
+	rt_gone = NULL;
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(x), KIWI_RDMA_LISTEN);
+	if (completion_done(&g->unregistered) &&
+	    completion_done(&g->destroyed))
+		kfree(g);
+}
+
 static struct kunit_case rdmacm_listen_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_wild_present, family_gen_params),
 	KUNIT_CASE(rdmacm_wild_future),
 	KUNIT_CASE(rdmacm_wild_fails),
+	KUNIT_CASE(rdmacm_wild_removal_vs_destroy),
 	KUNIT_CASE(rdmacm_wild_lock_free),
 	KUNIT_CASE_PARAM(rdmacm_wild_race, race_gen_params),
 	KUNIT_CASE(rdmacm_set_option),

@@ -5,7 +5,8 @@
  * destroys the id; the ULP's handler never runs twice at once for an id,
  * nor after rdma_destroy_id() returned, though its events come from two
  * workers (rdma_cm's and the core's); rdma_connect_locked() connects from
- * the id's handler only.
+ * the id's handler only; an id destroyed while its handler runs and then
+ * returns non-zero is torn down once.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -582,12 +583,102 @@ static void rdmacm_destroy_vs_core_delivery(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), 1);
 }
 
+/**
+ * struct rr_state - a handler returns non-zero while another task
+ *	destroys its id
+ * @x: the id
+ * @work: destroys @x
+ * @entered: X's DISCONNECTED handler runs
+ * @release: X's handler waits for it, then returns non-zero
+ * @destroyed: rdma_destroy_id(@x) returned
+ */
+struct rr_state {
+	struct rdma_cm_id *x;
+	struct work_struct work;
+	struct completion entered;
+	struct completion release;
+	struct completion destroyed;
+};
+
+static struct rr_state *rr;	/* the running case's; one case at a time */
+
+static int rr_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
+		   struct rdma_cm_event *ev)
+{
+	if (ev->event != RDMA_CM_EVENT_DISCONNECTED || id != rr->x)
+		return 0;
+	complete(&rr->entered);
+	wait_for_completion_timeout(&rr->release, 10 * HZ);
+	return 1;	/* rdma_cm is to destroy X */
+}
+
+static void rr_destroy_work(struct work_struct *work)
+{
+	struct rr_state *st = container_of(work, struct rr_state, work);
+
+	rdma_destroy_id(st->x);
+	complete(&st->destroyed);
+}
+
+static void rr_reset(struct kunit_resource *res)
+{
+	struct kiwi_rt *rt = res->data;
+
+	rt->hook = NULL;
+	rr = NULL;
+}
+
+/*
+ * X's handler runs; another task destroys X and waits for the handler;
+ * then the handler returns non-zero. X is torn down once (twice would be
+ * a double free: KASAN), and the destroy returns.
+ */
+static void rdmacm_destroy_vs_handler_return(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rr_state *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	int i, live;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	init_completion(&st->entered);
+	init_completion(&st->release);
+	init_completion(&st->destroyed);
+	INIT_WORK(&st->work, rr_destroy_work);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, rr_reset,
+							 GFP_KERNEL, rt));
+	rr = st;
+	st->x = kiwi_rt_established(rt, AF_INET);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_forget(rt, st->x));
+	live = kiwi_rdma_live_ids();
+	rt->hook = rr_hook;
+	KUNIT_ASSERT_EQ(test, kiwi_rt_inject(rt, st->x,
+					     KIWI_CM_EVENT_DISCONNECT, 0, NULL),
+			0);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&st->entered,
+							    5 * HZ));
+	queue_work(system_unbound_wq, &st->work);
+	/* X's handler runs: X is not freed, its state can be read */
+	for (i = 0; i < 25 && kiwi_rt_state(st->x) != KIWI_RDMA_DESTROYING;
+	     i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(st->x), KIWI_RDMA_DESTROYING);
+	msleep(50);	/* the destroy now waits for the handler */
+	KUNIT_EXPECT_FALSE(test, completion_done(&st->destroyed));
+	complete(&st->release);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&st->destroyed,
+							    5 * HZ));
+	for (i = 0; i < 50 && kiwi_rdma_live_ids() != live - 1; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), live - 1);
+}
+
 static struct kunit_case rdmacm_race_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_accept_vs_destroy, ra_gen_params),
 	KUNIT_CASE(rdmacm_listen_vs_destroy),
 	KUNIT_CASE(rdmacm_handler_never_concurrent),
 	KUNIT_CASE(rdmacm_connect_locked_only_in_handler),
 	KUNIT_CASE(rdmacm_destroy_waits_for_handler),
+	KUNIT_CASE(rdmacm_destroy_vs_handler_return),
 	KUNIT_CASE_PARAM(rdmacm_destroy_vs_core_delivery, rx_gen_params),
 	{}
 };

@@ -2,7 +2,8 @@
 /*
  * kiwi_rdmacm_removal: the device goes while an id is in each state. The
  * id hears DEVICE_REMOVAL once (or not at all where rdma_cm.rst says so),
- * and the unregistration completes once the ULP destroyed its ids.
+ * and the unregistration completes once the ULP destroyed its ids, or,
+ * for ids the ULP keeps, once rdma_cm cut them loose from the device.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -73,7 +74,7 @@ static void rm_unreg_work(struct work_struct *work)
 
 	kiwi_mock_release_all(u->m);
 	kiwi_unregister_device(&u->m->dev);
-	complete(&u->done);
+	complete_all(&u->done);	/* a case may wait for it twice */
 }
 
 static struct rdma_cm_id *rm_bound(struct kiwi_rt *rt, const char *ip,
@@ -272,13 +273,83 @@ static void rdmacm_removal_in_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), 0);
 }
 
+static void rm_restore(struct kunit *test)
+{
+	kiwi_rdma_set_removal_grace(10000);
+	kiwi_device_set_drain_timeout(60);
+}
+
+/*
+ * The ULP hears DEVICE_REMOVAL and keeps its id (as a ULP that ignores
+ * the event does); it destroys its QPs and CQ, so that only the id holds
+ * the device. The unregistration still ends soon after removal_grace_ms:
+ * the id was cut loose (REMOVED, no device, every call refused) and is
+ * destroyed later as any other.
+ */
+static void rdmacm_removal_kept(struct kunit *test)
+{
+	const struct rm_case *c = test->param_value;
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct kiwi_mock **slot = &rt->m, *m;
+	struct rdma_cm_id *id;
+	struct rm_unreg *u;
+	unsigned long start;
+	bool done;
+	int i, n;
+
+	kiwi_rdma_set_removal_grace(200);
+	kiwi_device_set_drain_timeout(30);
+	id = rm_make(rt, c->st, &slot);
+	m = *slot;
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	u->m = m;
+	init_completion(&u->done);
+	INIT_WORK(&u->work, rm_unreg_work);
+	n = kiwi_rt_count(rt);
+	for (i = 0; i < rt->nowned; i++)
+		if (rt->owned[i]->qp)
+			rdma_destroy_qp(rt->owned[i]);
+	if (slot == &rt->m)
+		kiwi_destroy_cq(rt->cq);
+	*slot = NULL;	/* a hang leaks the mock rather than free it twice */
+	start = jiffies;
+	queue_work(system_unbound_wq, &u->work);
+	/* well before the core's 30 s: nothing is left for it to orphan */
+	done = wait_for_completion_timeout(&u->done, 5 * HZ);
+	KUNIT_EXPECT_TRUE_MSG(test, done, "unregistration waits for the kept id");
+	if (done)
+		kunit_info(test, "unregistered in %u ms",
+			   jiffies_to_msecs(jiffies - start));
+	KUNIT_EXPECT_EQ(test, rm_told(rt, n, id, &(bool){ false }), c->told);
+	if (c->told) {
+		KUNIT_EXPECT_EQ(test, kiwi_rt_state(id), KIWI_RDMA_REMOVED);
+		KUNIT_EXPECT_NULL(test, READ_ONCE(id->device));
+		KUNIT_EXPECT_EQ(test, rdma_disconnect(id), -EINVAL);
+		KUNIT_EXPECT_EQ(test, rdma_listen(id, 0), -EINVAL);
+	} else {
+		KUNIT_EXPECT_NE(test, kiwi_rt_state(id), KIWI_RDMA_REMOVED);
+	}
+	while (rt->nowned)
+		kiwi_rt_destroy(rt, rt->owned[0]);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&u->done,
+								30 * HZ),
+			      "unregistration hangs");
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->qps_alive), 0);
+	kfree(u);
+	kfree(m);
+	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), 0);
+}
+
 static struct kunit_case rdmacm_removal_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_removal_in_state, rm_gen_params),
+	KUNIT_CASE_PARAM(rdmacm_removal_kept, rm_gen_params),
 	{}
 };
 
 static struct kunit_suite rdmacm_removal_suite = {
 	.name = "kiwi_rdmacm_removal",
+	.exit = rm_restore,
 	.test_cases = rdmacm_removal_cases,
 };
 
