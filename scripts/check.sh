@@ -15,6 +15,7 @@
 #      KIWI_SUITE_TIMEOUT  seconds a test module may run (default 300)
 #      KIWI_BOOT_TIMEOUT   seconds a VM may take to boot (default 180)
 #      KIWI_CACHE          where the test kernel is cached (/var/cache/kiwi)
+#      KIWI_MANIFEST       the cases the VMs must report (tests/manifest)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -93,6 +94,7 @@ run_vm() {
 		--kernel "$kdir/arch/x86/boot/bzImage" \
 		--initrd "$dir/initramfs.cpio.gz" --out "$dir" --tests "$*" \
 		--expected "$top/tests/expected-splats" \
+		--manifest "${KIWI_MANIFEST:-$top/tests/manifest}" \
 		--ko-dirs "$out" "$kdir/modroot" --suite-timeout "$timeout" \
 		--boot-timeout "${KIWI_BOOT_TIMEOUT:-180}" \
 		--summary "$summary" || rc=1

@@ -173,23 +173,29 @@ def parse_results(lines):
 
 CASE = re.compile(r"^(ok|not ok) (\d+)(?: -)? ([^#]*?)\s*(#\s*(SKIP).*)?$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
+PARAMS = re.compile(r"^# \w+: pass:\d+ fail:\d+ skip:\d+ total:(\d+)$")
 
 
 def parse_ktap(lines):
-    """Return (cases, complete) for one suite's debugfs results.
+    """Return (cases, complete, planned) for one suite's debugfs results.
 
-    cases: list of (number, name, status) with status pass/fail/skip, taken
-    from the lines one level in (four spaces); parameterised cases report
-    their own verdict at that level. complete: the suite's own result line
-    was present.
+    cases: list of (number, name, status, params) with status
+    pass/fail/skip, taken from the lines one level in (four spaces);
+    parameterised cases report their own verdict at that level, after a
+    line with their parameters' totals (params; 0 for a plain case). The
+    debugfs file of 6.1 keeps only the last parameter's own line.
+    complete: the suite's own result line was present.
     """
     planned = None
     cases = {}
     complete = False
+    params = 0
     for line in lines:
         indent = len(line) - len(line.lstrip(" "))
         text = line.strip()
-        if indent == 4:
+        if indent == 4 and PARAMS.match(text):
+            params = int(PARAMS.match(text).group(1))
+        elif indent == 4:
             m = PLAN.match(text)
             if m:
                 planned = int(m.group(1))
@@ -198,14 +204,42 @@ def parse_ktap(lines):
             if m:
                 status = "fail" if m.group(1) == "not ok" else (
                     "skip" if m.group(5) else "pass")
-                cases[int(m.group(2))] = (m.group(3), status)
+                cases[int(m.group(2))] = (m.group(3), status, params)
+                params = 0
         elif indent == 0 and CASE.match(text):
             complete = True
     out = []
     for n in range(1, (planned or 0) + 1):
-        name, status = cases.get(n, (f"case {n}", "missing"))
-        out.append((n, name, status))
+        name, status, k = cases.get(n, (f"case {n}", "missing", 0))
+        out.append((n, name, status, k))
     return out, complete, planned
+
+
+def check_manifest(manifest, state, tests):
+    """Problems: suites, cases or parameters of @manifest not reported.
+
+    Only the test modules that ran (@tests) are held to it; a module that
+    never ran is reported elsewhere.
+    """
+    problems = []
+    got = {}
+    for (mod, suite), lines in state["suites"].items():
+        for _, name, _, params in parse_ktap(lines)[0]:
+            got[(mod, suite, name)] = params
+    suites = {(mod, suite) for mod, suite in state["suites"]}
+    for (mod, suite, case), want in sorted(manifest.items()):
+        if mod not in tests or mod not in state["tests"]:
+            continue
+        if (mod, suite) not in suites:
+            problems.append(f"manifest: suite {suite} never reported")
+            continue
+        if (mod, suite, case) not in got:
+            problems.append(f"manifest: {suite} {case}: no result")
+        elif got[(mod, suite, case)] < want:
+            problems.append(f"manifest: {suite} {case}: "
+                            f"{got[(mod, suite, case)]} parameters, "
+                            f"{want} listed")
+    return problems
 
 
 def text_symbols(ko):
@@ -346,6 +380,12 @@ def scan_console(lines, expected, ran):
     return problems
 
 
+def load_manifest(path):
+    """{(module, suite, case): params} of tests/manifest."""
+    import kiwi_manifest
+    return kiwi_manifest.load(path)
+
+
 def judge(args, out_dir, timeouts):
     state = parse_results(read_lines(os.path.join(out_dir, "results.log")))
     console = read_lines(os.path.join(out_dir, "console.log"))
@@ -378,7 +418,7 @@ def judge(args, out_dir, timeouts):
         for key in suites:
             cases, complete, planned = parse_ktap(state["suites"][key])
             counts = {"pass": 0, "fail": 0, "skip": 0, "missing": 0}
-            for n, name, status in cases:
+            for n, name, status, _ in cases:
                 counts[status] += 1
                 if status in ("fail", "missing"):
                     what = "failed" if status == "fail" else "no result"
@@ -390,6 +430,10 @@ def judge(args, out_dir, timeouts):
             passed += counts["pass"]
             failed += counts["fail"] + counts["missing"]
             skipped += counts["skip"]
+
+    if args.manifest:
+        problems += check_manifest(load_manifest(args.manifest), state,
+                                   tests)
 
     # Races are only tested if the guest really has the CPUs QEMU was given.
     cpus = next((int(m.group(1)) for m in
@@ -465,6 +509,8 @@ def main():
     p.add_argument("--tests", required=True,
                    help="test modules, space-separated, in run order")
     p.add_argument("--expected", help="expected-splats file")
+    p.add_argument("--manifest", help="the suites and cases each test "
+                   "module must report (tests/manifest)")
     p.add_argument("--ko-dirs", nargs="*",
                    help="where the loaded .ko files were built (to name "
                    "functions in reports about unloaded modules)")

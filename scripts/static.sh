@@ -65,6 +65,10 @@ python3 -B "$top/scripts/bench_selftest.py" 2>"$out/bench_selftest.log" ||
 	{ cat "$out/bench_selftest.log"; die "scripts/bench_selftest.py failed"; }
 echo "ok: $(grep '^Ran ' "$out/bench_selftest.log")"
 
+step "static: the test manifest"
+python3 -B "$top/scripts/kiwi_manifest.py" check "$top/tests/manifest" ||
+	die "tests/manifest does not list the KUnit cases of tests/"
+
 step "static: SPDX lines"
 missing=
 while read -r f; do
