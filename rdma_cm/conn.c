@@ -297,22 +297,31 @@ int kiwi_rdma_create_qp(struct rdma_cm_id *id, struct kiwi_pd *pd,
 			struct kiwi_qp_init_attr *qp_init_attr)
 {
 	struct kiwi_qp_attr attr = { .access = KIWI_QP_ACCESS_IWARP };
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	struct kiwi_device *dev;
 	struct kiwi_qp *qp;
-	int ret;
+	int ret = -EINVAL;
 
 	might_sleep();
-	if (pd || !id->device || id->qp)
+	/* pinned: a removed device's cut does not take the device away */
+	if (pd || !kiwi_rdma_pin(priv))
 		return -EINVAL;
-	qp = kiwi_create_qp(id->device, qp_init_attr);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
+	dev = READ_ONCE(id->device);
+	if (!dev || id->qp)
+		goto unpin;
+	qp = kiwi_create_qp(dev, qp_init_attr);
+	ret = PTR_ERR_OR_ZERO(qp);
+	if (ret)
+		goto unpin;
 	ret = kiwi_modify_qp(qp, &attr, KIWI_QP_ATTR_ACCESS);
 	if (ret) {
 		kiwi_destroy_qp(qp);
-		return ret;
+		goto unpin;
 	}
 	id->qp = qp;
-	return 0;
+unpin:
+	kiwi_rdma_unpin(priv);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_create_qp);
 
@@ -345,10 +354,16 @@ int kiwi_rdma_init_qp_attr(struct rdma_cm_id *id,
 			   struct kiwi_qp_attr *qp_attr, int *qp_attr_mask)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
-	struct kiwi_cm_id *cm = READ_ONCE(priv->cm);
+	struct kiwi_cm_id *cm;
+	int ret = -EINVAL;
 
-	if (!cm)
+	/* pinned: neither a teardown nor a removed device's cut frees cm */
+	if (!kiwi_rdma_pin(priv))
 		return -EINVAL;
-	return kiwi_cm_init_qp_attr(cm, qp_attr, qp_attr_mask);
+	cm = READ_ONCE(priv->cm);
+	if (cm)
+		ret = kiwi_cm_init_qp_attr(cm, qp_attr, qp_attr_mask);
+	kiwi_rdma_unpin(priv);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_init_qp_attr);

@@ -196,6 +196,7 @@ int kiwi_rdma_leave(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call,
 	 * the calls other than its own.
 	 */
 	atomic_dec(&priv->calls);
+	smp_mb__after_atomic();	/* the count before wake_up_var() looks */
 	wake_up_var(&priv->calls);
 	return ret;
 }
@@ -448,6 +449,45 @@ static bool kiwi_rdma_take_teardown(struct kiwi_rdma_priv *priv)
 }
 
 /**
+ * kiwi_rdma_pin() - pin an id for a ULP call outside the call table
+ * @priv: the id
+ *
+ * For the calls that use the id's iw_cm id or device without moving it:
+ * while pinned, neither the teardown nor the cut of a removed device
+ * (kiwi_rdma_cut_loose()) takes them away.
+ *
+ * Context: any context.
+ * Return: true if pinned (unpin with kiwi_rdma_unpin()), false for an id
+ * being destroyed or cut loose.
+ */
+bool kiwi_rdma_pin(struct kiwi_rdma_priv *priv)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	ok = priv->state != KIWI_RDMA_DESTROYING &&
+	     priv->state != KIWI_RDMA_REMOVED;
+	if (ok)
+		atomic_inc(&priv->calls);
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return ok;
+}
+
+/**
+ * kiwi_rdma_unpin() - drop a pin of kiwi_rdma_pin()
+ * @priv: the id
+ *
+ * Context: any context.
+ */
+void kiwi_rdma_unpin(struct kiwi_rdma_priv *priv)
+{
+	atomic_dec(&priv->calls);
+	smp_mb__after_atomic();	/* the count before wake_up_var() looks */
+	wake_up_var(&priv->calls);
+}
+
+/**
  * kiwi_rdma_deliver() - call the ULP's handler, one call at a time per id
  * @priv: the id
  * @ev: the event
@@ -483,9 +523,15 @@ int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev,
 	if (ret)
 		kiwi_rdma_doom(priv);
 	ret = ret || READ_ONCE(priv->destroy_deferred);
-	/* an rdma_destroy_id() waiting for this handler tears down instead */
-	if (ret && !kiwi_rdma_take_teardown(priv))
+	/*
+	 * An rdma_destroy_id() on another task, waiting for this handler,
+	 * tears down instead; or the cut of a removed device, once it ends
+	 * (it waits for this handler too: it must not wait here for it).
+	 */
+	if (ret && !kiwi_rdma_take_teardown(priv)) {
+		WRITE_ONCE(priv->destroy_deferred, true);
 		ret = 0;
+	}
 	kiwi_rdma_unclaim(priv);
 	return ret;
 }
@@ -578,10 +624,11 @@ unsigned int kiwi_rdma_reap(void)
  * kiwi_rdma_claim_kept() - pin an id a ULP kept on a removed device
  * @dev: the device, past the ULPs' grace after DEVICE_REMOVAL
  *
- * The id moves to REMOVED, where no call is legal any more, and is
- * pinned as a call would pin it, so that an rdma_destroy_id() racing the
- * cut waits for it. An id already being destroyed is left to its
- * teardown.
+ * The id moves to REMOVED, where no call is legal any more, and the cut
+ * takes its teardown (@torn, with @cutting), so that no teardown starts
+ * while the cut runs: an rdma_destroy_id() waits for the cut, a handler
+ * asking for the teardown leaves it to the cut (kiwi_rdma_cut_loose()).
+ * An id whose teardown was taken already is left to it.
  *
  * Context: process context; sleeps.
  * Return: the id, or NULL if no other id uses @dev.
@@ -595,10 +642,11 @@ struct kiwi_rdma_priv *kiwi_rdma_claim_kept(struct kiwi_device *dev)
 		if (priv->id.device != dev)
 			continue;
 		spin_lock_irq(&priv->lock);
-		if (priv->state != KIWI_RDMA_DESTROYING &&
+		if (!priv->torn && priv->state != KIWI_RDMA_DESTROYING &&
 		    priv->state != KIWI_RDMA_REMOVED) {
 			priv->state = KIWI_RDMA_REMOVED;
-			atomic_inc(&priv->calls);
+			priv->torn = true;
+			priv->cutting = true;
 			found = priv;
 		}
 		spin_unlock_irq(&priv->lock);
@@ -616,16 +664,20 @@ struct kiwi_rdma_priv *kiwi_rdma_claim_kept(struct kiwi_device *dev)
  * Waits for the calls and the handler call in flight, then destroys the
  * id's iw_cm id (a connection is reset) and drops its device. The ULP's
  * QP stays the ULP's: the core cuts it loose if the ULP keeps it too.
- * The id's memory, port and namespace stay until rdma_destroy_id().
+ * The id's memory, port and namespace stay until rdma_destroy_id(). A
+ * teardown asked for meanwhile runs at the end: an rdma_destroy_id()
+ * waiting for the cut gets it, else, if a handler asked for it, the cut
+ * runs it.
  *
  * Context: process context; sleeps. Not from a handler of the id.
  */
 void kiwi_rdma_cut_loose(struct kiwi_rdma_priv *priv)
 {
 	struct kiwi_cm_id *cm;
+	bool owed;
 
 	might_sleep();
-	wait_var_event(&priv->calls, atomic_read(&priv->calls) == 1);
+	wait_var_event(&priv->calls, !atomic_read(&priv->calls));
 	cancel_delayed_work_sync(&priv->work);
 	wait_var_event(&priv->handler_task, kiwi_rdma_handler_idle(priv));
 	pr_warn("kiwi_rdmacm: %s: id %pISpc -> %pISpc kept past DEVICE_REMOVAL, cut loose from the device\n",
@@ -638,9 +690,29 @@ void kiwi_rdma_cut_loose(struct kiwi_rdma_priv *priv)
 	if (cm)
 		kiwi_cm_destroy_id(cm);
 	kiwi_rdma_clear_device(priv);
-	/* as kiwi_rdma_leave(): a teardown woken may free @priv at once */
-	if (atomic_dec_and_test(&priv->calls))
-		wake_up_var(&priv->calls);
+	spin_lock_irq(&priv->lock);
+	priv->cutting = false;
+	/* a waiting destroy keeps @torn: the teardown is its own */
+	owed = !priv->destroy_waits && priv->destroy_deferred;
+	if (!priv->destroy_waits && !owed)
+		priv->torn = false;
+	spin_unlock_irq(&priv->lock);
+	/* only hashes the address: the destroy woken may free @priv */
+	wake_up_var(&priv->torn);
+	if (owed)
+		kiwi_rdma_teardown(priv, NULL);
+}
+
+/* A destroy that found the id being cut: has the cut ended? */
+static bool kiwi_rdma_cut_done(struct kiwi_rdma_priv *priv)
+{
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	done = !priv->cutting;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return done;
 }
 
 /**
@@ -655,8 +727,9 @@ void kiwi_rdma_cut_loose(struct kiwi_rdma_priv *priv)
  * side was closing gracefully (rdma_disconnect()) is not reset: the core
  * finishes the close in the background; this call does not wait for it.
  * Called on another task while the id's handler runs and then returns
- * non-zero, the id is torn down once, by one of the two. A handler's
- * non-zero return gives the id up: after it, the id is gone, as in Linux.
+ * non-zero, the id is torn down once, by this call. A handler's non-zero
+ * return gives the id up: once the handler returned, the id is gone and
+ * this call must not be made (as in Linux).
  *
  * Context: process context; sleeps. From another id's handler, not while
  * @id's handler (for a listener: a CONNECT_REQUEST handler of its new ids)
@@ -665,15 +738,29 @@ void kiwi_rdma_cut_loose(struct kiwi_rdma_priv *priv)
 void kiwi_rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	unsigned long flags;
+	bool mine, cut;
 
 	might_sleep();
-	kiwi_rdma_doom(priv);
-	if (READ_ONCE(priv->handler_task) == current) {
-		WRITE_ONCE(priv->destroy_deferred, true);
+	/* one section: a handler's return cannot slip between doom and take */
+	spin_lock_irqsave(&priv->lock, flags);
+	priv->state = KIWI_RDMA_DESTROYING;
+	if (priv->handler_task == current) {
+		priv->destroy_deferred = true;
+		spin_unlock_irqrestore(&priv->lock, flags);
 		return;
 	}
-	/* a handler that asked for it has ended, and its caller tears down */
-	if (kiwi_rdma_take_teardown(priv))
+	cut = priv->cutting;
+	mine = !priv->torn;
+	priv->torn = true;
+	priv->destroy_waits |= cut;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	/* a removed device's cut hands the teardown over when it ends */
+	if (cut) {
+		wait_var_event(&priv->torn, kiwi_rdma_cut_done(priv));
+		mine = true;
+	}
+	if (mine)
 		kiwi_rdma_teardown(priv, NULL);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_destroy_id);

@@ -100,7 +100,8 @@ enum kiwi_rdma_todo {
  * @id: what the ULP sees
  * @net: the id's network namespace (a reference)
  * @cm: the iw_cm id of a listener or connection, or NULL
- * @lock: protects @state, @from, @removal_told and @torn
+ * @lock: protects @state, @from, @removal_told, @torn, @cutting and
+ *	@destroy_waits
  * @state: see enum kiwi_rdma_state
  * @from: state to return to when a call or resolution fails
  * @node: entry in the list of all ids (kiwi_rdma_lock)
@@ -124,10 +125,14 @@ enum kiwi_rdma_todo {
  *	(@lock); one at a time: see kiwi_rdma_deliver()
  * @destroy_deferred: the handler called rdma_destroy_id() on its own id
  * @torn: a task took on the teardown (@lock): exactly one ever does, be
- *	it rdma_destroy_id() or the return of a handler asking for it
+ *	it rdma_destroy_id() or the return of a handler asking for it; the
+ *	cut of a removed device holds it while it runs
+ * @cutting: that cut runs (@lock): see kiwi_rdma_cut_loose()
+ * @destroy_waits: an rdma_destroy_id() waits for the cut, and tears the
+ *	id down after it (@lock)
  * @calls: pins: ULP calls in progress (kiwi_rdma_enter() to
- *	kiwi_rdma_leave()), a cut loose in progress (removal.c), fans a
- *	device's removal is closing (listen.c); the teardown waits
+ *	kiwi_rdma_leave(), kiwi_rdma_pin()), fans a device's removal is
+ *	closing (listen.c); the teardown and the cut of a removed device wait
  *	(wait_var_event()) until there are none
  * @iwarp: iWARP options for the iw_cm ids this id makes, allocated by the
  *	first kiwi_rdma_set_option() (@lock)
@@ -155,6 +160,8 @@ struct kiwi_rdma_priv {
 	bool removal_told;
 	bool destroy_deferred;
 	bool torn;
+	bool cutting;
+	bool destroy_waits;
 	bool port_auto;
 	struct kiwi_iwarp_opts *iwarp;
 };
@@ -214,6 +221,8 @@ int kiwi_rdma_enter_set(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call,
 				    const void *arg),
 			const void *arg);
 int kiwi_rdma_enter(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call);
+bool kiwi_rdma_pin(struct kiwi_rdma_priv *priv);
+void kiwi_rdma_unpin(struct kiwi_rdma_priv *priv);
 int kiwi_rdma_leave(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call,
 		    int ret);
 bool kiwi_rdma_move(struct kiwi_rdma_priv *priv, enum kiwi_rdma_state from,

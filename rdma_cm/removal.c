@@ -69,13 +69,13 @@ static void kiwi_rdma_dev_wait(struct kiwi_device *dev, unsigned long deadline)
 {
 	for (;;) {
 		int seen = atomic_read(&kiwi_rdma_gone_count);
+		long left = (long)(deadline - jiffies);
 
-		if (!kiwi_rdma_dev_in_use(dev) ||
-		    time_after_eq(jiffies, deadline))
+		if (!kiwi_rdma_dev_in_use(dev) || left <= 0)
 			return;
 		wait_event_timeout(kiwi_rdma_gone_wq,
 				   atomic_read(&kiwi_rdma_gone_count) != seen,
-				   deadline - jiffies);
+				   left);
 	}
 }
 

@@ -16,6 +16,7 @@
 #include <linux/moduleparam.h>
 #include <linux/nsproxy.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "sample.h"
 
@@ -48,6 +49,8 @@ struct server_conn {
 };
 
 static struct rdma_cm_id *server_listeners[SERVER_MAX_LISTEN];
+/* Listeners taken from their slot at DEVICE_REMOVAL, to destroy. */
+static struct rdma_cm_id *server_removed[SERVER_MAX_LISTEN];
 static DEFINE_MUTEX(server_lock);
 static LIST_HEAD(server_conns);
 static struct workqueue_struct *server_wq;
@@ -99,27 +102,61 @@ static struct server_conn *server_conn_new(struct rdma_cm_id *id)
 	return sc;
 }
 
-/*
- * A listener's device goes away: the listener is done, as the server's
- * connections on that device are (each ends at its own DEVICE_REMOVAL).
- * Whoever takes the listener's slot destroys it: this handler, by its
- * return value, or server_unlisten(). Return: non-zero to have rdma_cm
- * destroy the listener.
- */
-static int server_listener_removed(struct rdma_cm_id *id)
+/* Take @id out of its slot. Return: it was there (the caller destroys it). */
+static bool server_listener_take(struct rdma_cm_id *id)
 {
 	unsigned int i;
-	int mine = 0;
+	bool mine = false;
 
 	mutex_lock(&server_lock);
 	for (i = 0; i < SERVER_MAX_LISTEN; i++) {
 		if (server_listeners[i] == id) {
 			server_listeners[i] = NULL;
-			mine = 1;
+			mine = true;
 		}
 	}
 	mutex_unlock(&server_lock);
 	return mine;
+}
+
+/* Destroys the listeners whose device went, outside their handler. */
+static void server_removed_work_fn(struct work_struct *work)
+{
+	struct rdma_cm_id *id;
+	unsigned int i;
+
+	for (i = 0; i < SERVER_MAX_LISTEN; i++) {
+		mutex_lock(&server_lock);
+		id = server_removed[i];
+		server_removed[i] = NULL;
+		mutex_unlock(&server_lock);
+		if (id)
+			rdma_destroy_id(id);
+	}
+}
+
+static DECLARE_WORK(server_removed_work, server_removed_work_fn);
+
+/*
+ * A listener's device goes away: the listener is done, as the server's
+ * connections on that device are (each ends at its own DEVICE_REMOVAL).
+ * Whoever takes the listener's slot destroys it: server_unlisten(), or
+ * this handler, through a work item on server_wq, which module exit
+ * drains (a non-zero return would let rdma_cm destroy it, but the module
+ * could then go while rdma_cm's worker still returns through here).
+ */
+static void server_listener_removed(struct rdma_cm_id *id)
+{
+	unsigned int i;
+
+	if (!server_listener_take(id))
+		return;
+	mutex_lock(&server_lock);
+	for (i = 0; i < SERVER_MAX_LISTEN && server_removed[i]; i++)
+		;
+	server_removed[i] = id;	/* no more than there are slots */
+	mutex_unlock(&server_lock);
+	queue_work(server_wq, &server_removed_work);
 }
 
 /*
@@ -143,7 +180,7 @@ static int server_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			rdma_get_local_addr(id), rdma_event_msg(ev->event),
 			ev->status);
 		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
-			return server_listener_removed(id);
+			server_listener_removed(id);
 		return 0;
 	}
 	if (kiwi_sample_conn_event(sc->conn, ev))
@@ -180,8 +217,10 @@ static int server_listen(struct net *net, const char *addr,
 	return 0;
 
 err_clear_slot:
-	if (!server_listener_removed(id))
-		return ret;	/* its removal took it */
+	if (!server_listener_take(id)) {
+		pr_err(SERVER_NAME ": cannot listen on %pISpc: %d\n", &ss, ret);
+		return ret;	/* its removal took it, and destroys it */
+	}
 
 err_destroy_id:
 	pr_err(SERVER_NAME ": cannot listen on %pISpc: %d\n", &ss, ret);

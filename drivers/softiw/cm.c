@@ -1266,7 +1266,7 @@ int softiw_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	int ret;
 
 	might_sleep();
-	if (param->private_data_len > KIWI_CM_MAX_PRIVATE_DATA)
+	if (param->private_data_len > SOFTIW_MPA_ULP_PD_MAX)
 		return -EMSGSIZE;
 	ret = softiw_sock_create(sdev, id->remote_addr.ss_family, &sock);
 	if (ret)

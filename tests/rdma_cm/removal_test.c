@@ -341,9 +341,57 @@ static void rdmacm_removal_kept(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), 0);
 }
 
+/* DEVICE_REMOVAL: slower than the grace, then rdma_cm is to destroy it. */
+static int rm_slow_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
+			struct rdma_cm_event *ev)
+{
+	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return 0;
+	msleep(500);
+	return 1;
+}
+
+/*
+ * A listener's handler takes longer than removal_grace_ms over
+ * DEVICE_REMOVAL and then asks for the id's teardown, while rdma_cm is
+ * cutting the id loose (and waits for that handler): the cut runs the
+ * teardown once the handler is done, and the unregistration ends.
+ */
+static void rdmacm_removal_slow_handler(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct kiwi_mock *m;
+	struct rdma_cm_id *l;
+	struct rm_unreg *u;
+	int i;
+
+	kiwi_rdma_set_removal_grace(100);
+	l = kiwi_rt_listener(rt, AF_INET, 7306);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_forget(rt, l));
+	rt->hook = rm_slow_hook;
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	m = rt->m;
+	u->m = m;
+	init_completion(&u->done);
+	INIT_WORK(&u->work, rm_unreg_work);
+	kiwi_destroy_cq(rt->cq);
+	rt->m = NULL;	/* a hang leaks the mock rather than free it twice */
+	queue_work(system_unbound_wq, &u->work);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&u->done,
+								10 * HZ),
+			      "unregistration hangs");
+	for (i = 0; i < 50 && kiwi_rdma_live_ids(); i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), 0);
+	kfree(u);
+	kfree(m);
+}
+
 static struct kunit_case rdmacm_removal_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_removal_in_state, rm_gen_params),
 	KUNIT_CASE_PARAM(rdmacm_removal_kept, rm_gen_params),
+	KUNIT_CASE(rdmacm_removal_slow_handler),
 	{}
 };
 
