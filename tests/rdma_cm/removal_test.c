@@ -77,6 +77,19 @@ static void rm_unreg_work(struct work_struct *work)
 	complete_all(&u->done);	/* a case may wait for it twice */
 }
 
+/* Unregister @m on another worker; u->done tells when it returned. */
+static struct rm_unreg *rm_unreg_start(struct kunit *test, struct kiwi_mock *m)
+{
+	struct rm_unreg *u = kzalloc(sizeof(*u), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	u->m = m;
+	init_completion(&u->done);
+	INIT_WORK(&u->work, rm_unreg_work);
+	queue_work(system_unbound_wq, &u->work);
+	return u;
+}
+
 static struct rdma_cm_id *rm_bound(struct kiwi_rt *rt, const char *ip,
 				   u16 port)
 {
@@ -238,15 +251,10 @@ static void rdmacm_removal_in_state(struct kunit *test)
 	id = rm_make(rt, c->st, &slot);
 	m = *slot;
 	KUNIT_ASSERT_EQ(test, kiwi_rt_state(id), c->state);
-	u = kzalloc(sizeof(*u), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, u);
-	u->m = m;
-	init_completion(&u->done);
-	INIT_WORK(&u->work, rm_unreg_work);
 	n = kiwi_rt_count(rt);
 	want = c->told + c->others;
 	extra = !!c->addr_err;
-	queue_work(system_unbound_wq, &u->work);
+	u = rm_unreg_start(test, m);
 	if (want + extra)
 		KUNIT_EXPECT_TRUE(test, kiwi_rt_wait(rt, n + want + extra));
 	msleep(100);	/* a second event would come now */
@@ -301,11 +309,6 @@ static void rdmacm_removal_kept(struct kunit *test)
 	kiwi_device_set_drain_timeout(30);
 	id = rm_make(rt, c->st, &slot);
 	m = *slot;
-	u = kzalloc(sizeof(*u), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, u);
-	u->m = m;
-	init_completion(&u->done);
-	INIT_WORK(&u->work, rm_unreg_work);
 	n = kiwi_rt_count(rt);
 	for (i = 0; i < rt->nowned; i++)
 		if (rt->owned[i]->qp)
@@ -314,7 +317,7 @@ static void rdmacm_removal_kept(struct kunit *test)
 		kiwi_destroy_cq(rt->cq);
 	*slot = NULL;	/* a hang leaks the mock rather than free it twice */
 	start = jiffies;
-	queue_work(system_unbound_wq, &u->work);
+	u = rm_unreg_start(test, m);
 	/* well before the core's 30 s: nothing is left for it to orphan */
 	done = wait_for_completion_timeout(&u->done, 5 * HZ);
 	KUNIT_EXPECT_TRUE_MSG(test, done, "unregistration waits for the kept id");
@@ -369,15 +372,10 @@ static void rdmacm_removal_slow_handler(struct kunit *test)
 	l = kiwi_rt_listener(rt, AF_INET, 7306);
 	KUNIT_ASSERT_TRUE(test, kiwi_rt_forget(rt, l));
 	rt->hook = rm_slow_hook;
-	u = kzalloc(sizeof(*u), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, u);
 	m = rt->m;
-	u->m = m;
-	init_completion(&u->done);
-	INIT_WORK(&u->work, rm_unreg_work);
 	kiwi_destroy_cq(rt->cq);
 	rt->m = NULL;	/* a hang leaks the mock rather than free it twice */
-	queue_work(system_unbound_wq, &u->work);
+	u = rm_unreg_start(test, m);
 	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&u->done,
 								10 * HZ),
 			      "unregistration hangs");
