@@ -61,8 +61,9 @@ static struct softiw_cep *softiw_listener_evict(struct softiw_listener *lst)
 
 /*
  * Return: the new endpoint with a reference for the caller, or NULL. A
- * full listener first gives up its oldest waiting connection (*@evicted,
- * if it had none there yet), unless max_pending is 0.
+ * full listener gives up its oldest waiting connection for it (*@evicted,
+ * if it had none there yet), once the new one has its memory, unless
+ * max_pending is 0.
  */
 static struct softiw_cep *softiw_listener_take(struct softiw_listener *lst,
 					       struct socket *sock,
@@ -70,12 +71,15 @@ static struct softiw_cep *softiw_listener_take(struct softiw_listener *lst,
 {
 	unsigned int max = READ_ONCE(softiw_max_pending);
 	struct softiw_cep *cep = NULL;
+	bool full;
 
 	lockdep_assert_held(&lst->lock);
-	if (max && lst->npending >= max && !*evicted)
-		*evicted = softiw_listener_evict(lst);
-	if (lst->npending < max)
+	full = lst->npending >= max;
+	if (!full || (max && !*evicted))
 		cep = softiw_cep_passive(lst, sock);
+	/* the new one is the newest: the oldest is another */
+	if (cep && full)
+		*evicted = softiw_listener_evict(lst);
 	if (!cep) {
 		sock_no_linger(sock->sk);
 		sock_release(sock);
