@@ -166,6 +166,23 @@ int kiwi_rdma_enter(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call)
 }
 
 /**
+ * kiwi_rdma_unpin() - drop a pin: of a call, of kiwi_rdma_pin(), of a fan
+ *	a device's removal closes
+ * @priv: the id
+ *
+ * The last one wakes the teardown or cut that waits for none. Only the
+ * address is hashed after the count drops: the teardown woken may free
+ * @priv at once.
+ *
+ * Context: any context.
+ */
+void kiwi_rdma_unpin(struct kiwi_rdma_priv *priv)
+{
+	if (atomic_dec_and_test(&priv->calls))
+		wake_up_var(&priv->calls);
+}
+
+/**
  * kiwi_rdma_leave() - end a ULP call kiwi_rdma_enter() started
  * @priv: the id
  * @call: the call
@@ -189,15 +206,7 @@ int kiwi_rdma_leave(struct kiwi_rdma_priv *priv, enum kiwi_rdma_call call,
 			priv->state = priv->from;
 		spin_unlock_irqrestore(&priv->lock, flags);
 	}
-	/*
-	 * wake_up_var() only hashes the address: the teardown it wakes may
-	 * free @priv at once, and nothing here touches it afterwards. Woken
-	 * at every count, not only the last: kiwi_rdma_cut_loose() waits for
-	 * the calls other than its own.
-	 */
-	atomic_dec(&priv->calls);
-	smp_mb__after_atomic();	/* the count before wake_up_var() looks */
-	wake_up_var(&priv->calls);
+	kiwi_rdma_unpin(priv);
 	return ret;
 }
 
@@ -475,19 +484,6 @@ bool kiwi_rdma_pin(struct kiwi_rdma_priv *priv)
 }
 
 /**
- * kiwi_rdma_unpin() - drop a pin of kiwi_rdma_pin()
- * @priv: the id
- *
- * Context: any context.
- */
-void kiwi_rdma_unpin(struct kiwi_rdma_priv *priv)
-{
-	atomic_dec(&priv->calls);
-	smp_mb__after_atomic();	/* the count before wake_up_var() looks */
-	wake_up_var(&priv->calls);
-}
-
-/**
  * kiwi_rdma_deliver() - call the ULP's handler, one call at a time per id
  * @priv: the id
  * @ev: the event
@@ -697,6 +693,7 @@ void kiwi_rdma_cut_loose(struct kiwi_rdma_priv *priv)
 	if (!priv->destroy_waits && !owed)
 		priv->torn = false;
 	spin_unlock_irq(&priv->lock);
+	smp_mb();	/* @cutting cleared before wake_up_var() looks */
 	/* only hashes the address: the destroy woken may free @priv */
 	wake_up_var(&priv->torn);
 	if (owed)

@@ -147,12 +147,8 @@ static void kiwi_rdma_fan_close(struct list_head *gone, bool pinned)
 			kiwi_cm_destroy_id(fan->cm);
 		list_del(&fan->node);
 		kfree(fan);
-		if (!pinned)
-			continue;
-		/* as kiwi_rdma_leave(): the teardown woken may free @owner */
-		atomic_dec(&owner->calls);
-		smp_mb__after_atomic();	/* the count before the wake looks */
-		wake_up_var(&owner->calls);
+		if (pinned)
+			kiwi_rdma_unpin(owner);
 	}
 }
 
