@@ -49,7 +49,7 @@ struct server_conn {
 };
 
 static struct rdma_cm_id *server_listeners[SERVER_MAX_LISTEN];
-/* Listeners taken from their slot at DEVICE_REMOVAL, to destroy. */
+/* Listeners moved from their slot at DEVICE_REMOVAL, to destroy. */
 static struct rdma_cm_id *server_removed[SERVER_MAX_LISTEN];
 static DEFINE_MUTEX(server_lock);
 static LIST_HEAD(server_conns);
@@ -119,20 +119,26 @@ static bool server_listener_take(struct rdma_cm_id *id)
 	return mine;
 }
 
-/* Destroys the listeners whose device went, outside their handler. */
-static void server_removed_work_fn(struct work_struct *work)
+/* Destroy the listeners in @slots, each taken from its slot under the lock. */
+static void server_destroy_slots(struct rdma_cm_id **slots)
 {
 	struct rdma_cm_id *id;
 	unsigned int i;
 
 	for (i = 0; i < SERVER_MAX_LISTEN; i++) {
 		mutex_lock(&server_lock);
-		id = server_removed[i];
-		server_removed[i] = NULL;
+		id = slots[i];
+		slots[i] = NULL;
 		mutex_unlock(&server_lock);
 		if (id)
 			rdma_destroy_id(id);
 	}
+}
+
+/* Destroys the listeners whose device went, outside their handler. */
+static void server_removed_work_fn(struct work_struct *work)
+{
+	server_destroy_slots(server_removed);
 }
 
 static DECLARE_WORK(server_removed_work, server_removed_work_fn);
@@ -149,12 +155,13 @@ static void server_listener_removed(struct rdma_cm_id *id)
 {
 	unsigned int i;
 
-	if (!server_listener_take(id))
-		return;
 	mutex_lock(&server_lock);
-	for (i = 0; i < SERVER_MAX_LISTEN && server_removed[i]; i++)
-		;
-	server_removed[i] = id;	/* no more than there are slots */
+	for (i = 0; i < SERVER_MAX_LISTEN; i++) {
+		if (server_listeners[i] == id) {
+			server_listeners[i] = NULL;
+			server_removed[i] = id;
+		}
+	}
 	mutex_unlock(&server_lock);
 	queue_work(server_wq, &server_removed_work);
 }
@@ -230,17 +237,7 @@ err_destroy_id:
 
 static void server_unlisten(void)
 {
-	struct rdma_cm_id *id;
-	unsigned int i;
-
-	for (i = 0; i < SERVER_MAX_LISTEN; i++) {
-		mutex_lock(&server_lock);
-		id = server_listeners[i];
-		server_listeners[i] = NULL;
-		mutex_unlock(&server_lock);
-		if (id)
-			rdma_destroy_id(id);
-	}
+	server_destroy_slots(server_listeners);
 }
 
 static int __init server_init(void)
