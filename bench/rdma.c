@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The rdma_cm side of kiwi's connection benchmark, one source compiled
- * twice: stack_kiwi.c includes it after kiwi's <kiwi/rdma_cm.h>, and
- * stack_linux.c after Linux's <rdma/rdma_cm.h>. Each supplies the few
- * verbs calls that differ (struct bench_qpres, bench_qp_create(),
- * bench_qp_destroy(), bench_verbs_exit()) and BENCH_STACK_NAME.
+ * twice through stack.c: against kiwi's <rdma/rdma_cm.h> (kiwi/
+ * stack_kiwi.c) and against Linux's (stack_linux.c). stack.c supplies
+ * the verbs (struct bench_qpres, bench_qp_create(), bench_qp_destroy(),
+ * bench_verbs_exit()); the two wrappers name the stack.
  *
  * A client connection: create an id, resolve the address and the route,
  * create a CQ and a QP, connect with 32 bytes of private data; it is

@@ -31,7 +31,7 @@ static LIST_HEAD(kiwi_cm_orphans);
  * Context: any context if @gfp allows it.
  * Return: the id or ERR_PTR(-ENOMEM).
  */
-struct kiwi_cm_priv *kiwi_cm_alloc(struct kiwi_device *dev, gfp_t gfp)
+struct kiwi_cm_priv *kiwi_cm_alloc(struct ib_device *dev, gfp_t gfp)
 {
 	struct kiwi_cm_priv *priv;
 
@@ -61,7 +61,7 @@ struct kiwi_cm_priv *kiwi_cm_alloc(struct kiwi_device *dev, gfp_t gfp)
  */
 int kiwi_cm_link_locked(struct kiwi_cm_priv *priv)
 {
-	struct kiwi_device *dev = priv->id.device;
+	struct ib_device *dev = priv->id.device;
 
 	lockdep_assert_held(&dev->lock);
 	if (dev->dying)
@@ -80,7 +80,7 @@ int kiwi_cm_link_locked(struct kiwi_cm_priv *priv)
  */
 static void kiwi_cm_free(struct kiwi_cm_priv *priv)
 {
-	struct kiwi_device *dev = priv->id.device;
+	struct ib_device *dev = priv->id.device;
 	unsigned long flags;
 	bool linked = true;
 	bool orphan;
@@ -236,29 +236,29 @@ EXPORT_SYMBOL_GPL(kiwi_cm_id_rem_ref);
  *
  * Context: process context, no spinlock held (the provider may sleep).
  */
-void kiwi_cm_qp_put(struct kiwi_qp *qp)
+void kiwi_cm_qp_put(struct ib_qp *qp)
 {
 	might_sleep();
 	qp->device->ops->iw_rem_ref(qp);
 }
 
-static int kiwi_cm_check_param(struct kiwi_device *dev, const void *pdata,
+static int kiwi_cm_check_param(struct ib_device *dev, const void *pdata,
 			       unsigned int len, unsigned int ird,
 			       unsigned int ord)
 {
-	const struct kiwi_device_attr *a = &dev->attr;
+	const struct ib_device_attr *a = &dev->attrs;
 
-	if (len > a->max_private_data || (len && !pdata))
+	if (len > dev->iw_max_private_data || (len && !pdata))
 		return -EINVAL;
-	if (ird > a->max_ird || ord > a->max_ord)
+	if (ird > a->max_qp_rd_atom || ord > a->max_qp_init_rd_atom)
 		return -EINVAL;
 	return 0;
 }
 
 /* Look up and pin the QP a connection will use. */
-static struct kiwi_qp *kiwi_cm_get_qp(struct kiwi_device *dev, u32 qpn)
+static struct ib_qp *kiwi_cm_get_qp(struct ib_device *dev, u32 qpn)
 {
-	struct kiwi_qp *qp = dev->ops->iw_get_qp(dev, qpn);
+	struct ib_qp *qp = dev->ops->iw_get_qp(dev, qpn);
 
 	if (qp)
 		dev->ops->iw_add_ref(qp);
@@ -271,7 +271,7 @@ static struct kiwi_qp *kiwi_cm_get_qp(struct kiwi_device *dev, u32 qpn)
  */
 static void kiwi_cm_undo(struct kiwi_cm_priv *priv, enum kiwi_cm_state from)
 {
-	struct kiwi_qp *qp = NULL;
+	struct ib_qp *qp = NULL;
 	unsigned long flags;
 
 	spin_lock_irqsave(&priv->lock, flags);
@@ -295,7 +295,7 @@ static void kiwi_cm_undo(struct kiwi_cm_priv *priv, enum kiwi_cm_state from)
  * Return: the id in state IDLE, or ERR_PTR(-EINVAL) without a handler,
  * -ENOMEM, or -ENODEV if @dev is being unregistered.
  */
-struct kiwi_cm_id *kiwi_cm_create_id(struct kiwi_device *dev,
+struct kiwi_cm_id *kiwi_cm_create_id(struct ib_device *dev,
 				     kiwi_cm_handler handler, void *context)
 {
 	struct kiwi_cm_priv *priv;
@@ -326,10 +326,10 @@ EXPORT_SYMBOL_GPL(kiwi_cm_create_id);
 /* Tell the provider the id is gone, according to the state it was in. */
 static void kiwi_cm_teardown(struct kiwi_cm_priv *priv,
 			     enum kiwi_cm_state old, bool accepted,
-			     struct kiwi_qp *qp)
+			     struct ib_qp *qp)
 {
 	const struct kiwi_provider_ops *ops = priv->id.device->ops;
-	struct kiwi_qp_attr attr = { .qp_state = KIWI_QPS_ERROR };
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
 	switch (old) {
 	case KIWI_CM_STATE_LISTEN:
@@ -345,7 +345,7 @@ static void kiwi_cm_teardown(struct kiwi_cm_priv *priv,
 	case KIWI_CM_STATE_ESTABLISHED:
 	case KIWI_CM_STATE_CLOSING:
 		if (qp)
-			ops->modify_qp(qp, &attr, KIWI_QP_ATTR_STATE);
+			ops->modify_qp(qp, &attr, IB_QP_STATE);
 		break;
 	default:
 		break;
@@ -367,7 +367,7 @@ static void kiwi_cm_teardown(struct kiwi_cm_priv *priv,
 void kiwi_cm_destroy(struct kiwi_cm_priv *priv)
 {
 	struct kiwi_cm_slot queued[KIWI_CM_RING];
-	struct kiwi_qp *qp = NULL;
+	struct ib_qp *qp = NULL;
 	enum kiwi_cm_state old;
 	unsigned long flags;
 	unsigned int n = 0;
@@ -570,8 +570,8 @@ static int kiwi_cm_bind_qp(struct kiwi_cm_priv *priv,
 			   const struct kiwi_conn_param *param,
 			   enum kiwi_cm_op op, u8 flag)
 {
-	struct kiwi_device *dev = priv->id.device;
-	struct kiwi_qp *qp;
+	struct ib_device *dev = priv->id.device;
+	struct ib_qp *qp;
 	unsigned long flags;
 	int ret;
 
@@ -646,7 +646,7 @@ EXPORT_SYMBOL_GPL(kiwi_cm_connect);
 int kiwi_cm_accept(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 {
 	struct kiwi_cm_priv *priv = kiwi_cm_priv(id);
-	struct kiwi_device *dev = id->device;
+	struct ib_device *dev = id->device;
 	int ret;
 
 	might_sleep();
@@ -700,7 +700,7 @@ int kiwi_cm_reject(struct kiwi_cm_id *id, const void *private_data,
 		   u16 private_data_len)
 {
 	struct kiwi_cm_priv *priv = kiwi_cm_priv(id);
-	struct kiwi_device *dev = id->device;
+	struct ib_device *dev = id->device;
 	unsigned long flags;
 	int ret;
 
@@ -758,8 +758,8 @@ int kiwi_cm_disconnect(struct kiwi_cm_id *id,
 {
 	struct kiwi_cm_priv *priv = kiwi_cm_priv(id);
 	const struct kiwi_provider_ops *ops;
-	struct kiwi_qp_attr attr = {};
-	struct kiwi_qp *qp;
+	struct ib_qp_attr attr = {};
+	struct ib_qp *qp;
 	unsigned long flags;
 	int ret;
 
@@ -781,8 +781,8 @@ int kiwi_cm_disconnect(struct kiwi_cm_id *id,
 		return 0;
 
 	attr.qp_state = mode == KIWI_CM_DISCONNECT_ABORTIVE ?
-			KIWI_QPS_ERROR : KIWI_QPS_CLOSING;
-	ret = ops->modify_qp(qp, &attr, KIWI_QP_ATTR_STATE);
+			IB_QPS_ERR : IB_QPS_SQD;
+	ret = ops->modify_qp(qp, &attr, IB_QP_STATE);
 	if (ret) {		/* no close of ours is in flight */
 		spin_lock_irqsave(&priv->lock, flags);
 		kiwi_cm_set_graceful(priv, false);
@@ -797,23 +797,23 @@ EXPORT_SYMBOL_GPL(kiwi_cm_disconnect);
  * kiwi_cm_init_qp_attr() - QP attributes a connection needs
  * @id: an id with a connection being set up or up
  * @attr: filled in
- * @mask: set to the KIWI_QP_ATTR_* bits filled in
+ * @mask: set to the IB_QP_* bits filled in
  *
  * Context: any context.
  * Return: 0, or -EINVAL if @id is not in CONN_RECV, CONN_SENT or
  * ESTABLISHED.
  */
-int kiwi_cm_init_qp_attr(struct kiwi_cm_id *id, struct kiwi_qp_attr *attr,
+int kiwi_cm_init_qp_attr(struct kiwi_cm_id *id, struct ib_qp_attr *attr,
 			 int *mask)
 {
 	switch (kiwi_cm_id_state(id)) {
 	case KIWI_CM_STATE_CONN_RECV:
 	case KIWI_CM_STATE_CONN_SENT:
 	case KIWI_CM_STATE_ESTABLISHED:
-		attr->access = KIWI_ACCESS_LOCAL_WRITE |
-			       KIWI_ACCESS_REMOTE_WRITE |
-			       KIWI_ACCESS_REMOTE_READ;
-		*mask = KIWI_QP_ATTR_ACCESS;
+		attr->qp_access_flags = IB_ACCESS_LOCAL_WRITE |
+			       IB_ACCESS_REMOTE_WRITE |
+			       IB_ACCESS_REMOTE_READ;
+		*mask = IB_QP_ACCESS_FLAGS;
 		return 0;
 	default:
 		return -EINVAL;

@@ -55,7 +55,7 @@ void kiwi_cm_describe(struct kiwi_cm_priv *priv, char *buf, size_t len)
 		 kiwi_cm_owner_gone(priv->state) ? "none" : "ulp",
 		 priv->count,
 		 list_empty(&priv->deliveries) ? "idle" : "running",
-		 priv->qp ? (int)priv->qp->qpn : -1, priv->listener,
+		 priv->qp ? (int)priv->qp->qp_num : -1, priv->listener,
 		 local, remote);
 }
 
@@ -66,7 +66,7 @@ void kiwi_cm_describe(struct kiwi_cm_priv *priv, char *buf, size_t len)
  *
  * Context: process context; takes @dev->lock and each id's lock.
  */
-void kiwi_debugfs_show_ids(struct seq_file *m, struct kiwi_device *dev)
+void kiwi_debugfs_show_ids(struct seq_file *m, struct ib_device *dev)
 {
 	struct kiwi_cm_priv *priv;
 	unsigned long flags;
@@ -90,7 +90,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_debugfs_show_ids);
  *
  * Context: any context.
  */
-void kiwi_debugfs_show_counters(struct seq_file *m, struct kiwi_device *dev)
+void kiwi_debugfs_show_counters(struct seq_file *m, struct ib_device *dev)
 {
 	int i;
 
@@ -120,7 +120,7 @@ DEFINE_SHOW_ATTRIBUTE(kiwi_debugfs_counters);
  *
  * Context: process context; sleeps.
  */
-void kiwi_debugfs_add_device(struct kiwi_device *dev)
+void kiwi_debugfs_add_device(struct ib_device *dev)
 {
 	dev->debugfs = debugfs_create_dir(dev->name, kiwi_debugfs_root);
 	debugfs_create_file("ids", 0400, dev->debugfs, dev,
@@ -135,7 +135,7 @@ void kiwi_debugfs_add_device(struct kiwi_device *dev)
  *
  * Context: process context; sleeps.
  */
-void kiwi_debugfs_del_device(struct kiwi_device *dev)
+void kiwi_debugfs_del_device(struct ib_device *dev)
 {
 	debugfs_remove_recursive(dev->debugfs);
 	dev->debugfs = NULL;
@@ -147,10 +147,10 @@ void kiwi_debugfs_del_device(struct kiwi_device *dev)
  *
  * Context: process context; takes @dev->lock.
  */
-void kiwi_device_report_leaks(struct kiwi_device *dev)
+void kiwi_device_report_leaks(struct ib_device *dev)
 {
 	struct kiwi_cm_priv *priv;
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 	unsigned long flags;
 	char line[256];
 
@@ -165,7 +165,7 @@ void kiwi_device_report_leaks(struct kiwi_device *dev)
 	}
 	list_for_each_entry(qp, &dev->qps, node)
 		pr_warn("kiwi_iwcm: %s: leaked qp %u (%p) not destroyed\n",
-			dev->name, qp->qpn, qp);
+			dev->name, qp->qp_num, qp);
 	if (!list_empty(&dev->cqs) || !list_empty(&dev->mrs))
 		pr_warn("kiwi_iwcm: %s: leaked CQs or MRs not destroyed\n",
 			dev->name);

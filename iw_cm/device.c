@@ -3,6 +3,7 @@
  * The device registry: providers register RNICs here; unregistering tells
  * every id on the device and waits until all references are gone.
  */
+#include <linux/atomic.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
@@ -36,7 +37,7 @@ static LIST_HEAD(kiwi_clients);
  *
  * Context: any context; the caller already holds a reference.
  */
-void kiwi_device_get(struct kiwi_device *dev)
+void kiwi_device_get(struct ib_device *dev)
 {
 	refcount_inc(&dev->ref);
 }
@@ -48,7 +49,7 @@ void kiwi_device_get(struct kiwi_device *dev)
  * Context: any context; takes @dev->lock.
  * Return: true with a reference taken, false if @dev is going away.
  */
-bool kiwi_device_get_live(struct kiwi_device *dev)
+bool kiwi_device_get_live(struct ib_device *dev)
 {
 	unsigned long flags;
 	bool live;
@@ -70,7 +71,7 @@ EXPORT_SYMBOL_GPL(kiwi_device_get_live);
  *
  * Context: any context.
  */
-void kiwi_device_put(struct kiwi_device *dev)
+void kiwi_device_put(struct ib_device *dev)
 {
 	if (refcount_dec_and_test(&dev->ref))
 		complete(&dev->drained);
@@ -84,7 +85,7 @@ EXPORT_SYMBOL_GPL(kiwi_device_put);
  *
  * Context: any context.
  */
-void kiwi_device_count(struct kiwi_device *dev, enum kiwi_device_counter which)
+void kiwi_device_count(struct ib_device *dev, enum kiwi_device_counter which)
 {
 	atomic_long_inc(&dev->counters[which]);
 }
@@ -97,7 +98,7 @@ void kiwi_device_count(struct kiwi_device *dev, enum kiwi_device_counter which)
  * Context: any context.
  * Return: the counter's value.
  */
-unsigned long kiwi_device_counter(struct kiwi_device *dev,
+unsigned long kiwi_device_counter(struct ib_device *dev,
 				  enum kiwi_device_counter which)
 {
 	if ((unsigned int)which >= KIWI_DEV_NR_COUNTERS)
@@ -106,9 +107,9 @@ unsigned long kiwi_device_counter(struct kiwi_device *dev,
 }
 EXPORT_SYMBOL_GPL(kiwi_device_counter);
 
-static struct kiwi_device *kiwi_device_find(const char *name)
+static struct ib_device *kiwi_device_find(const char *name)
 {
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 
 	lockdep_assert_held(&kiwi_devices_lock);
 	list_for_each_entry(dev, &kiwi_devices, node)
@@ -117,7 +118,7 @@ static struct kiwi_device *kiwi_device_find(const char *name)
 	return NULL;
 }
 
-static void kiwi_device_add_clients(struct kiwi_device *dev)
+static void kiwi_device_add_clients(struct ib_device *dev)
 {
 	struct kiwi_client *client;
 
@@ -127,7 +128,7 @@ static void kiwi_device_add_clients(struct kiwi_device *dev)
 			client->add(client, dev);
 }
 
-static void kiwi_device_remove_clients(struct kiwi_device *dev)
+static void kiwi_device_remove_clients(struct ib_device *dev)
 {
 	struct kiwi_client *client;
 
@@ -137,15 +138,43 @@ static void kiwi_device_remove_clients(struct kiwi_device *dev)
 			client->remove(client, dev);
 }
 
-static int kiwi_device_check_attr(struct kiwi_device *dev)
+static int kiwi_device_check_attr(struct ib_device *dev)
 {
-	struct kiwi_device_attr *a = &dev->attr;
+	struct ib_device_attr *a = &dev->attrs;
 
-	if (a->max_ird > KIWI_CM_MAX_IRD_ORD ||
-	    a->max_ord > KIWI_CM_MAX_IRD_ORD ||
-	    a->max_private_data > KIWI_CM_MAX_PRIVATE_DATA)
+	if (a->max_qp_rd_atom < 0 || a->max_qp_rd_atom > KIWI_CM_MAX_IRD_ORD ||
+	    a->max_qp_init_rd_atom < 0 ||
+	    a->max_qp_init_rd_atom > KIWI_CM_MAX_IRD_ORD ||
+	    dev->iw_max_private_data > KIWI_CM_MAX_PRIVATE_DATA ||
+	    dev->num_comp_vectors < 0)
 		return -EINVAL;
 	return 0;
+}
+
+/* Serial number of the last node GUID the core gave a device. */
+static atomic64_t kiwi_device_guids = ATOMIC64_INIT(0);
+
+/*
+ * What every iWARP device answers the same, and the defaults of what a
+ * provider may set: one completion vector, a node GUID of its own.
+ */
+static void kiwi_device_set_identity(struct ib_device *dev)
+{
+	u64 serial;
+
+	dev->node_type = RDMA_NODE_RNIC;
+	dev->phys_port_cnt = 1;
+	if (!dev->num_comp_vectors)
+		dev->num_comp_vectors = 1;
+	if (!dev->attrs.max_sge_rd)
+		dev->attrs.max_sge_rd = dev->attrs.max_send_sge;
+	if (!dev->node_guid) {
+		/* "kiw" then a serial: unique among this boot's devices. */
+		serial = atomic64_inc_return(&kiwi_device_guids);
+		dev->node_guid = cpu_to_be64(0x6b69770000000000ULL |
+					     (serial & GENMASK_ULL(39, 0)));
+	}
+	dev->attrs.sys_image_guid = dev->node_guid;
 }
 
 /* Ops the core needs from every device. */
@@ -165,12 +194,12 @@ static bool kiwi_device_has_cm_ops(const struct kiwi_provider_ops *ops)
 static bool kiwi_device_has_verbs_groups(const struct kiwi_provider_ops *ops)
 {
 	int qp = !!ops->create_qp + !!ops->destroy_qp + !!ops->post_send +
-		 !!ops->post_recv;
+		 !!ops->post_recv + !!ops->alloc_pd + !!ops->dealloc_pd;
 	int cq = !!ops->create_cq + !!ops->destroy_cq + !!ops->poll_cq +
 		 !!ops->req_notify_cq;
 	int mr = !!ops->reg_kernel_mr + !!ops->dereg_mr;
 
-	if (qp % 4 || cq % 4 || mr % 2)
+	if (qp % 6 || cq % 4 || mr % 2)
 		return false;
 	/* Optional, but only with the MR group. */
 	if (ops->reg_sg_mr && !mr)
@@ -180,20 +209,21 @@ static bool kiwi_device_has_verbs_groups(const struct kiwi_provider_ops *ops)
 
 /**
  * kiwi_register_device() - make an RNIC available to ULPs
- * @dev: the device, zeroed except for @name, @netdev and @ops
+ * @dev: the device, zeroed except for @name, @netdev, @ops,
+ *	@iw_max_private_data and optionally @dma_device, @node_guid and
+ *	@num_comp_vectors
  *
  * Reads the device's limits with @ops->query_device.
  *
  * Context: process context; sleeps.
  * Return: 0; -EINVAL for a nameless device, an op table without a
  * connection op or with part of a verbs group (QP: create, destroy,
- * post_send, post_recv; CQ: create, destroy, poll, req_notify, required
- * with QPs; MR: reg_kernel_mr, dereg_mr; reg_sg_mr is optional but
- * needs the MR group), or limits beyond what MPA
- * carries; -EEXIST if the name is taken; or the error of
- * @ops->query_device.
+ * post_send, post_recv, alloc_pd, dealloc_pd; CQ: create, destroy, poll,
+ * req_notify, required with QPs; MR: reg_kernel_mr, dereg_mr; reg_sg_mr
+ * is optional but needs the MR group), or limits beyond what MPA carries;
+ * -EEXIST if the name is taken; or the error of @ops->query_device.
  */
-int kiwi_register_device(struct kiwi_device *dev)
+int kiwi_register_device(struct ib_device *dev)
 {
 	const struct kiwi_provider_ops *ops = dev->ops;
 	int ret;
@@ -202,17 +232,19 @@ int kiwi_register_device(struct kiwi_device *dev)
 	if (!dev->name[0] || !ops || !kiwi_device_has_cm_ops(ops) ||
 	    !kiwi_device_has_verbs_groups(ops))
 		return -EINVAL;
-	ret = ops->query_device(dev, &dev->attr);
+	ret = ops->query_device(dev, &dev->attrs);
 	if (ret)
 		return ret;
 	ret = kiwi_device_check_attr(dev);
 	if (ret)
 		return ret;
+	kiwi_device_set_identity(dev);
 
 	refcount_set(&dev->ref, 1);
 	init_completion(&dev->drained);
 	spin_lock_init(&dev->lock);
 	INIT_LIST_HEAD(&dev->ids);
+	INIT_LIST_HEAD(&dev->pds);
 	INIT_LIST_HEAD(&dev->qps);
 	INIT_LIST_HEAD(&dev->cqs);
 	INIT_LIST_HEAD(&dev->mrs);
@@ -239,9 +271,9 @@ EXPORT_SYMBOL_GPL(kiwi_register_device);
  * Return: the device with a reference the caller drops with
  * kiwi_device_put(), or NULL.
  */
-struct kiwi_device *kiwi_device_get_by_name(const char *name)
+struct ib_device *kiwi_device_get_by_name(const char *name)
 {
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 
 	mutex_lock(&kiwi_devices_lock);
 	dev = kiwi_device_find(name);
@@ -260,9 +292,9 @@ EXPORT_SYMBOL_GPL(kiwi_device_get_by_name);
  * Return: the device with a reference the caller drops with
  * kiwi_device_put(), or NULL.
  */
-struct kiwi_device *kiwi_device_get_by_netdev(struct net_device *netdev)
+struct ib_device *kiwi_device_get_by_netdev(struct net_device *netdev)
 {
-	struct kiwi_device *dev, *found = NULL;
+	struct ib_device *dev, *found = NULL;
 
 	mutex_lock(&kiwi_devices_lock);
 	list_for_each_entry(dev, &kiwi_devices, node) {
@@ -285,7 +317,7 @@ EXPORT_SYMBOL_GPL(kiwi_device_get_by_netdev);
  */
 void kiwi_register_client(struct kiwi_client *client)
 {
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 
 	might_sleep();
 	mutex_lock(&kiwi_devices_lock);
@@ -306,7 +338,7 @@ EXPORT_SYMBOL_GPL(kiwi_register_client);
  */
 void kiwi_unregister_client(struct kiwi_client *client)
 {
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 
 	might_sleep();
 	mutex_lock(&kiwi_devices_lock);
@@ -324,7 +356,7 @@ EXPORT_SYMBOL_GPL(kiwi_unregister_client);
  * them. An id on the list may be at zero references, its kiwi_cm_free()
  * waiting for @dev->lock: it is skipped.
  */
-static void kiwi_device_tell_ids(struct kiwi_device *dev)
+static void kiwi_device_tell_ids(struct ib_device *dev)
 {
 	struct kiwi_cm_priv *priv;
 	unsigned long flags;
@@ -363,7 +395,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_device_set_drain_timeout);
  * Wait for the references to drain, naming the holders every report
  * period. Return: false if the timeout passed first.
  */
-static bool kiwi_device_drain(struct kiwi_device *dev)
+static bool kiwi_device_drain(struct ib_device *dev)
 {
 	unsigned int timeout = READ_ONCE(kiwi_drain_timeout_secs);
 	unsigned int period = max(READ_ONCE(kiwi_drain_report_secs), 1U);
@@ -386,7 +418,7 @@ static bool kiwi_device_drain(struct kiwi_device *dev)
  * Their holder has the device itself, so they cannot be cut loose: keep
  * waiting, naming the count every report period, never silently.
  */
-static void kiwi_device_drain_held(struct kiwi_device *dev)
+static void kiwi_device_drain_held(struct ib_device *dev)
 {
 	unsigned int period = max(READ_ONCE(kiwi_drain_report_secs), 1U);
 
@@ -400,7 +432,7 @@ static void kiwi_device_drain_held(struct kiwi_device *dev)
  * (see kiwi_cm_orphan() and kiwi_verbs_orphan()) and drop their device
  * references, so that the provider can go.
  */
-static void kiwi_device_orphan(struct kiwi_device *dev)
+static void kiwi_device_orphan(struct ib_device *dev)
 {
 	struct kiwi_cm_priv *priv, *next;
 	unsigned int puts, ids = 0;
@@ -436,7 +468,7 @@ static void kiwi_device_orphan(struct kiwi_device *dev)
  *
  * Context: process context; sleeps. Not from a cm_id event handler.
  */
-void kiwi_unregister_device(struct kiwi_device *dev)
+void kiwi_unregister_device(struct ib_device *dev)
 {
 	unsigned long flags;
 
@@ -466,7 +498,7 @@ EXPORT_SYMBOL_GPL(kiwi_unregister_device);
  */
 void kiwi_device_exit(void)
 {
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 
 	mutex_lock(&kiwi_devices_lock);
 	list_for_each_entry(dev, &kiwi_devices, node)

@@ -59,7 +59,7 @@ struct kiwi_cm_delivery {
  * Context: any context; @priv->lock held.
  */
 void kiwi_event_queue(struct kiwi_cm_priv *priv, u8 event, int status,
-		      void *pdata, u16 len, struct kiwi_qp *qp_put)
+		      void *pdata, u16 len, struct ib_qp *qp_put)
 {
 	struct kiwi_cm_slot *slot;
 
@@ -331,7 +331,7 @@ void kiwi_event_wait_idle(struct kiwi_cm_priv *priv)
 void kiwi_event_violation(struct kiwi_cm_priv *priv,
 			  enum kiwi_cm_event_type event, const char *why)
 {
-	struct kiwi_device *dev = priv->id.device;
+	struct ib_device *dev = priv->id.device;
 
 	if (READ_ONCE(priv->flags) & KIWI_CM_F_ORPHAN)
 		return;		/* the provider that broke it is gone */
@@ -458,7 +458,7 @@ static void kiwi_event_commit(struct kiwi_cm_priv *priv,
 			      struct kiwi_cm_step step, int status,
 			      void *pdata, u16 len)
 {
-	struct kiwi_qp *qp_put = NULL;
+	struct ib_qp *qp_put = NULL;
 
 	lockdep_assert_held(&priv->lock);
 	kiwi_cm_set_state(priv, step.next);
@@ -576,7 +576,7 @@ static int kiwi_event_upcall(struct kiwi_cm_priv *priv,
 static int kiwi_event_child(struct kiwi_cm_priv *listener,
 			    const struct kiwi_cm_event *ev)
 {
-	struct kiwi_device *dev = listener->id.device;
+	struct ib_device *dev = listener->id.device;
 	struct kiwi_cm_priv *child;
 	unsigned long flags;
 	void *pdata;
@@ -626,7 +626,7 @@ err_free_child:
 static int kiwi_event_request(struct kiwi_cm_priv *listener,
 			      const struct kiwi_cm_event *ev)
 {
-	struct kiwi_device *dev = listener->id.device;
+	struct ib_device *dev = listener->id.device;
 	struct kiwi_cm_step step;
 	unsigned long flags;
 	int ret;

@@ -25,7 +25,7 @@ struct seq_file;
  */
 struct kiwi_cm_slot {
 	void *pdata;
-	struct kiwi_qp *qp_put;
+	struct ib_qp *qp_put;
 	int status;
 	u16 len;
 	u8 event;
@@ -78,7 +78,7 @@ struct kiwi_cm_priv {
 	u16 backlog;
 	u16 pending;
 	refcount_t ref;
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 	struct kiwi_cm_priv *listener;
 	struct list_head dev_node;
 	struct list_head deliveries;
@@ -144,12 +144,12 @@ static inline bool kiwi_cm_owner_gone(u8 state)
 /* cm.c */
 int kiwi_cm_init(void);
 void kiwi_cm_exit(void);
-struct kiwi_cm_priv *kiwi_cm_alloc(struct kiwi_device *dev, gfp_t gfp);
+struct kiwi_cm_priv *kiwi_cm_alloc(struct ib_device *dev, gfp_t gfp);
 int kiwi_cm_link_locked(struct kiwi_cm_priv *priv);
 void kiwi_cm_get(struct kiwi_cm_priv *priv);
 void kiwi_cm_put(struct kiwi_cm_priv *priv);
 void kiwi_cm_destroy(struct kiwi_cm_priv *priv);
-void kiwi_cm_qp_put(struct kiwi_qp *qp);
+void kiwi_cm_qp_put(struct ib_qp *qp);
 bool kiwi_cm_orphan(struct kiwi_cm_priv *priv);
 void kiwi_cm_describe(struct kiwi_cm_priv *priv, char *buf, size_t len);
 
@@ -158,7 +158,7 @@ int kiwi_event_init(void);
 void kiwi_event_exit(void);
 void kiwi_event_work(struct work_struct *work);
 void kiwi_event_queue(struct kiwi_cm_priv *priv, u8 event, int status,
-		      void *pdata, u16 len, struct kiwi_qp *qp_put);
+		      void *pdata, u16 len, struct ib_qp *qp_put);
 bool kiwi_event_pop(struct kiwi_cm_priv *priv, struct kiwi_cm_slot *slot);
 void kiwi_event_release(struct kiwi_cm_priv *priv, struct kiwi_cm_slot *slot);
 void kiwi_event_child_done(struct kiwi_cm_priv *child);
@@ -174,18 +174,25 @@ void kiwi_cm_linger_start(struct kiwi_cm_priv *priv);
 void kiwi_cm_linger_kick(struct kiwi_cm_priv *priv);
 
 /* device.c */
-void kiwi_device_get(struct kiwi_device *dev);
-void kiwi_device_count(struct kiwi_device *dev,
+void kiwi_device_get(struct ib_device *dev);
+void kiwi_device_count(struct ib_device *dev,
 		       enum kiwi_device_counter which);
 void kiwi_device_exit(void);
-unsigned int kiwi_verbs_orphan(struct kiwi_device *dev);
+unsigned int kiwi_verbs_orphan(struct ib_device *dev);
+void kiwi_verbs_track(struct ib_device *dev, struct list_head *node,
+		      struct list_head *list);
+void kiwi_verbs_untrack(struct ib_device *dev, struct list_head *node);
+
+/* cq.c */
+int kiwi_cq_init(void);
+void kiwi_cq_exit(void);
 
 /* debugfs.c */
 void kiwi_debugfs_init(void);
 void kiwi_debugfs_exit(void);
-void kiwi_debugfs_add_device(struct kiwi_device *dev);
-void kiwi_debugfs_del_device(struct kiwi_device *dev);
-void kiwi_device_report_leaks(struct kiwi_device *dev);
+void kiwi_debugfs_add_device(struct ib_device *dev);
+void kiwi_debugfs_del_device(struct ib_device *dev);
+void kiwi_device_report_leaks(struct ib_device *dev);
 
 /* fault.c: allocation failure injection for the KUnit fault pass */
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -97,8 +97,8 @@ void kiwi_cm_linger_work(struct work_struct *work)
 {
 	struct kiwi_cm_priv *priv = container_of(to_delayed_work(work),
 						 struct kiwi_cm_priv, linger);
-	struct kiwi_qp_attr attr = { .qp_state = KIWI_QPS_ERROR };
-	struct kiwi_qp *qp;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_qp *qp;
 	unsigned long flags;
 	bool abort;
 
@@ -112,7 +112,7 @@ void kiwi_cm_linger_work(struct work_struct *work)
 	if (qp) {
 		if (abort)
 			qp->device->ops->modify_qp(qp, &attr,
-						   KIWI_QP_ATTR_STATE);
+						   IB_QP_STATE);
 		kiwi_cm_qp_put(qp);
 	}
 	kiwi_cm_put(priv);

@@ -34,9 +34,12 @@ static int __init kiwi_iwcm_init(void)
 {
 	int ret;
 
-	ret = kiwi_cm_init();
+	ret = kiwi_cq_init();
 	if (ret)
 		return ret;
+	ret = kiwi_cm_init();
+	if (ret)
+		goto err_cq_exit;
 	ret = kiwi_event_init();
 	if (ret)
 		goto err_cm_exit;
@@ -45,6 +48,8 @@ static int __init kiwi_iwcm_init(void)
 
 err_cm_exit:
 	kiwi_cm_exit();
+err_cq_exit:
+	kiwi_cq_exit();
 	return ret;
 }
 
@@ -54,6 +59,7 @@ static void __exit kiwi_iwcm_exit(void)
 	kiwi_debugfs_exit();
 	kiwi_event_exit();
 	kiwi_cm_exit();
+	kiwi_cq_exit();
 }
 
 module_init(kiwi_iwcm_init);

@@ -218,7 +218,7 @@ static struct net_device *kiwi_rdma_addr_netdev(struct net *net,
 static int kiwi_rdma_bind_device(struct kiwi_rdma_priv *priv)
 {
 	struct net_device *nd;
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 
 	nd = kiwi_rdma_addr_netdev(priv->net, &priv->id.route.addr.src_addr);
 	if (!nd)
@@ -493,7 +493,7 @@ static int kiwi_rdma_neigh(struct kiwi_rdma_priv *priv, struct dst_entry *de)
  */
 static int kiwi_rdma_lookup(struct kiwi_rdma_priv *priv, bool addr)
 {
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 	struct dst_entry *de;
 	int ret;
 

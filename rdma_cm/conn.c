@@ -45,7 +45,7 @@ static void kiwi_rdma_param(struct kiwi_rdma_priv *priv,
 	out->private_data_len = p->private_data_len;
 	out->ird = p->responder_resources;
 	out->ord = p->initiator_depth;
-	out->qpn = priv->id.qp ? priv->id.qp->qpn : p->qp_num;
+	out->qpn = priv->id.qp ? priv->id.qp->qp_num : p->qp_num;
 }
 
 /* Listen on the id's device, or on every device of its namespace. */
@@ -282,38 +282,40 @@ EXPORT_SYMBOL_GPL(kiwi_rdma_disconnect);
 /**
  * kiwi_rdma_create_qp() - create the QP of an id on its device
  * @id: an id with a device (address resolved, bound, or a request)
- * @pd: must be NULL: kiwi has no protection domains
- * @qp_init_attr: CQs and queue sizes
+ * @pd: the QP's protection domain, of the id's device
+ * @qp_init_attr: CQs, queue sizes, signalling, event handler, cookie
  *
  * rdma_connect() and rdma_accept() then use it. The QP gets the access
  * rights Linux's iw_cm gives iWARP QPs, KIWI_QP_ACCESS_IWARP: its peer
  * may RDMA WRITE and READ the MRs that allow it.
  *
  * Context: process context; sleeps.
- * Return: 0; -EINVAL with a @pd, without a device or if the id has a QP;
- * or the provider's error (creating or modifying the QP).
+ * Return: 0; -EINVAL without a @pd, with one of another device, without
+ * a device or if the id has a QP; or the error of creating or modifying
+ * the QP.
  */
-int kiwi_rdma_create_qp(struct rdma_cm_id *id, struct kiwi_pd *pd,
-			struct kiwi_qp_init_attr *qp_init_attr)
+int kiwi_rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
+			struct ib_qp_init_attr *qp_init_attr)
 {
-	struct kiwi_qp_attr attr = { .access = KIWI_QP_ACCESS_IWARP };
+	struct ib_qp_attr attr = { .qp_access_flags = KIWI_QP_ACCESS_IWARP };
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
-	struct kiwi_device *dev;
-	struct kiwi_qp *qp;
+	struct ib_device *dev;
+	struct ib_qp *qp;
 	int ret = -EINVAL;
 
 	might_sleep();
 	/* pinned: a removed device's cut does not take the device away */
-	if (pd || !kiwi_rdma_pin(priv))
+	if (!pd || !kiwi_rdma_pin(priv))
 		return -EINVAL;
 	dev = READ_ONCE(id->device);
-	if (!dev || id->qp)
+	if (!dev || id->qp || READ_ONCE(pd->device) != dev)
 		goto unpin;
-	qp = kiwi_create_qp(dev, qp_init_attr);
+	qp_init_attr->port_num = id->port_num;
+	qp = kiwi_create_qp(pd, qp_init_attr);
 	ret = PTR_ERR_OR_ZERO(qp);
 	if (ret)
 		goto unpin;
-	ret = kiwi_modify_qp(qp, &attr, KIWI_QP_ATTR_ACCESS);
+	ret = kiwi_modify_qp(qp, &attr, IB_QP_ACCESS_FLAGS);
 	if (ret) {
 		kiwi_destroy_qp(qp);
 		goto unpin;
@@ -345,13 +347,13 @@ EXPORT_SYMBOL_GPL(kiwi_rdma_destroy_qp);
  * kiwi_rdma_init_qp_attr() - QP attributes the id's connection needs
  * @id: an id with a connection being set up or up
  * @qp_attr: filled in
- * @qp_attr_mask: set to the KIWI_QP_ATTR_* bits filled in
+ * @qp_attr_mask: set to the IB_QP_* bits filled in
  *
  * Context: any context.
  * Return: 0, or -EINVAL if the id has no connection being set up or up.
  */
 int kiwi_rdma_init_qp_attr(struct rdma_cm_id *id,
-			   struct kiwi_qp_attr *qp_attr, int *qp_attr_mask)
+			   struct ib_qp_attr *qp_attr, int *qp_attr_mask)
 {
 	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
 	struct kiwi_cm_id *cm;

@@ -300,7 +300,7 @@ int kiwi_rdma_remove_step(struct kiwi_rdma_priv *priv)
  * Context: process context, the core's registry lock held.
  */
 void kiwi_rdma_device_remove(struct kiwi_client *client,
-			     struct kiwi_device *dev)
+			     struct ib_device *dev)
 {
 	struct kiwi_rdma_priv *priv;
 

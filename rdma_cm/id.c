@@ -242,9 +242,9 @@ bool kiwi_rdma_move(struct kiwi_rdma_priv *priv, enum kiwi_rdma_state from,
  * Context: process context; sleeps.
  */
 void kiwi_rdma_set_device(struct kiwi_rdma_priv *priv,
-			  struct kiwi_device *dev, bool ref)
+			  struct ib_device *dev, bool ref)
 {
-	struct kiwi_device *again;
+	struct ib_device *again;
 
 	mutex_lock(&kiwi_rdma_lock);
 	priv->id.device = dev;
@@ -271,7 +271,7 @@ void kiwi_rdma_set_device(struct kiwi_rdma_priv *priv,
  */
 void kiwi_rdma_clear_device(struct kiwi_rdma_priv *priv)
 {
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 	bool ref;
 
 	mutex_lock(&kiwi_rdma_lock);
@@ -537,8 +537,9 @@ int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev,
  * @priv: the id
  * @self: the id's work item the caller runs in, or NULL
  *
- * Waits for resolution and handlers in flight, destroys the iw_cm id, the
- * QP the ULP left, drops the port, the device and the namespace.
+ * Waits for resolution and handlers in flight, destroys the iw_cm id,
+ * drops the port, the device and the namespace. The QP is the ULP's:
+ * it stays, for the ULP to destroy before or after (as in Linux).
  */
 void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 {
@@ -560,8 +561,6 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv, struct work_struct *self)
 	kiwi_rdma_fan_stop(priv);
 	/* and for the fans a device's removal is closing (they pin the id) */
 	wait_var_event(&priv->calls, !atomic_read(&priv->calls));
-	if (priv->id.qp)
-		kiwi_destroy_qp(priv->id.qp);
 	kiwi_rdma_port_put(priv);
 	kiwi_rdma_clear_device(priv);
 	put_net(priv->net);
@@ -597,7 +596,8 @@ static struct kiwi_rdma_priv *kiwi_rdma_take_leaked(enum kiwi_rdma_state *was)
  * would tell the ids DEVICE_REMOVAL). The module unloads only once no ULP
  * module using it is loaded: an id still here was leaked by a ULP that
  * is gone, and its handler with it. Each is named and torn down without
- * a call to its handler: its iw_cm id, QP, port, device and namespace go.
+ * a call to its handler: its iw_cm id, port, device and namespace go,
+ * and the QP rdma_create_qp() made, which no one else can free now.
  * Return: the number of ids reaped.
  */
 unsigned int kiwi_rdma_reap(void)
@@ -605,12 +605,16 @@ unsigned int kiwi_rdma_reap(void)
 	enum kiwi_rdma_state was;
 	struct kiwi_rdma_priv *priv;
 	unsigned int n = 0;
+	struct ib_qp *qp;
 
 	while ((priv = kiwi_rdma_take_leaked(&was))) {
 		pr_err("kiwi_rdmacm: id %pISpc -> %pISpc (%s) leaked by an unloaded ULP: destroyed at unload, its handler not called\n",
 		       &priv->id.route.addr.src_addr,
 		       &priv->id.route.addr.dst_addr, kiwi_rdma_state_name(was));
-		kiwi_rdma_teardown(priv, NULL);
+		qp = priv->id.qp;
+		kiwi_rdma_teardown(priv, NULL);	/* frees priv */
+		if (qp)
+			kiwi_destroy_qp(qp);
 		n++;
 	}
 	return n;
@@ -629,7 +633,7 @@ unsigned int kiwi_rdma_reap(void)
  * Context: process context; sleeps.
  * Return: the id, or NULL if no other id uses @dev.
  */
-struct kiwi_rdma_priv *kiwi_rdma_claim_kept(struct kiwi_device *dev)
+struct kiwi_rdma_priv *kiwi_rdma_claim_kept(struct ib_device *dev)
 {
 	struct kiwi_rdma_priv *priv, *found = NULL;
 
@@ -717,16 +721,22 @@ static bool kiwi_rdma_cut_done(struct kiwi_rdma_priv *priv)
  * @id: the id
  *
  * Cancels address or route resolution in flight, ends a listener or a
- * connection, frees the QP the ULP did not destroy, and waits until no
- * call of the handler runs: when it returns, the handler runs no more
- * for @id. Called from the id's own handler, it takes effect when the
- * handler returns (as if it had returned non-zero). A connection this
+ * connection, and waits until no call of the handler runs: when it
+ * returns, the handler runs no more for @id. Called from the id's own
+ * handler, it takes effect when the handler returns (as if it had
+ * returned non-zero). A connection this
  * side was closing gracefully (rdma_disconnect()) is not reset: the core
  * finishes the close in the background; this call does not wait for it.
  * Called on another task while the id's handler runs and then returns
  * non-zero, the id is torn down once, by this call. A handler's non-zero
  * return gives the id up: once the handler returned, the id is gone and
  * this call must not be made (as in Linux).
+ *
+ * The id's QP is not destroyed: as in Linux, the ULP destroys it with
+ * rdma_destroy_qp() or ib_destroy_qp(), before or after this call. An
+ * iWARP QP is the connection, so either may go first; one never
+ * destroyed keeps the device from unregistering until the core gives up
+ * on it.
  *
  * Context: process context; sleeps. From another id's handler, not while
  * @id's handler (for a listener: a CONNECT_REQUEST handler of its new ids)

@@ -256,7 +256,7 @@ static void kiwi_rdma_dev_remove_work(struct work_struct *work)
  *
  * Context: process context, the core's registry lock held.
  */
-void kiwi_rdma_device_add(struct kiwi_client *client, struct kiwi_device *dev)
+void kiwi_rdma_device_add(struct kiwi_client *client, struct ib_device *dev)
 {
 	struct kiwi_rdma_dev *rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
 
@@ -281,7 +281,7 @@ void kiwi_rdma_device_add(struct kiwi_client *client, struct kiwi_device *dev)
  *
  * Context: process context, the core's registry lock held.
  */
-void kiwi_rdma_dev_forget(struct kiwi_device *dev)
+void kiwi_rdma_dev_forget(struct ib_device *dev)
 {
 	struct kiwi_rdma_dev *rdev;
 
@@ -304,7 +304,7 @@ void kiwi_rdma_dev_forget(struct kiwi_device *dev)
  * Return: the listening iw_cm id, or NULL.
  */
 struct kiwi_cm_id *kiwi_rdma_fan_cm(struct kiwi_rdma_priv *priv,
-				    struct kiwi_device *dev)
+				    struct ib_device *dev)
 {
 	struct kiwi_rdma_fan *fan;
 	struct kiwi_cm_id *cm = NULL;

@@ -12,7 +12,7 @@
 #include <linux/workqueue.h>
 
 #include <kiwi/provider.h>
-#include <kiwi/rdma_cm.h>
+#include <rdma/rdma_cm.h>
 
 /**
  * enum kiwi_rdma_state - where an rdma_cm_id is
@@ -178,7 +178,7 @@ struct kiwi_rdma_priv {
  */
 struct kiwi_rdma_dev {
 	struct list_head node;
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 	struct work_struct remove_work;
 	struct work_struct drain_work;
 };
@@ -235,10 +235,10 @@ void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv,
 void kiwi_rdma_kick(struct kiwi_rdma_priv *priv, enum kiwi_rdma_todo todo);
 void kiwi_rdma_work(struct work_struct *work);
 void kiwi_rdma_set_device(struct kiwi_rdma_priv *priv,
-			  struct kiwi_device *dev, bool ref);
+			  struct ib_device *dev, bool ref);
 void kiwi_rdma_clear_device(struct kiwi_rdma_priv *priv);
 unsigned int kiwi_rdma_reap(void);
-struct kiwi_rdma_priv *kiwi_rdma_claim_kept(struct kiwi_device *dev);
+struct kiwi_rdma_priv *kiwi_rdma_claim_kept(struct ib_device *dev);
 void kiwi_rdma_cut_loose(struct kiwi_rdma_priv *priv);
 const char *kiwi_rdma_state_name(enum kiwi_rdma_state state);
 int kiwi_rdma_live_ids(void);
@@ -257,10 +257,10 @@ int kiwi_rdma_fan_listen(struct kiwi_rdma_priv *priv, int backlog);
 void kiwi_rdma_fan_stop(struct kiwi_rdma_priv *priv);
 int kiwi_rdma_fan_count(struct kiwi_rdma_priv *priv);
 struct kiwi_cm_id *kiwi_rdma_fan_cm(struct kiwi_rdma_priv *priv,
-				    struct kiwi_device *dev);
+				    struct ib_device *dev);
 void kiwi_rdma_device_add(struct kiwi_client *client,
-			  struct kiwi_device *dev);
-void kiwi_rdma_dev_forget(struct kiwi_device *dev);
+			  struct ib_device *dev);
+void kiwi_rdma_dev_forget(struct ib_device *dev);
 
 /* removal.c */
 void kiwi_rdma_dev_drain_work(struct work_struct *work);
@@ -282,6 +282,6 @@ enum rdma_cm_event_type kiwi_rdma_map_event(enum kiwi_cm_event_type iw,
 					    int status,
 					    enum kiwi_rdma_state state);
 void kiwi_rdma_device_remove(struct kiwi_client *client,
-			     struct kiwi_device *dev);
+			     struct ib_device *dev);
 
 #endif /* _KIWI_RDMACM_H */

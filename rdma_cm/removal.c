@@ -48,7 +48,7 @@ unsigned int kiwi_rdma_set_removal_grace(unsigned int ms)
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_rdma_set_removal_grace);
 
-static bool kiwi_rdma_dev_in_use(struct kiwi_device *dev)
+static bool kiwi_rdma_dev_in_use(struct ib_device *dev)
 {
 	struct kiwi_rdma_priv *priv;
 	bool used = false;
@@ -65,7 +65,7 @@ static bool kiwi_rdma_dev_in_use(struct kiwi_device *dev)
 }
 
 /* Wait for the ids on @dev to be destroyed, until @deadline. */
-static void kiwi_rdma_dev_wait(struct kiwi_device *dev, unsigned long deadline)
+static void kiwi_rdma_dev_wait(struct ib_device *dev, unsigned long deadline)
 {
 	for (;;) {
 		int seen = atomic_read(&kiwi_rdma_gone_count);

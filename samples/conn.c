@@ -197,10 +197,10 @@ static void sample_close(struct kiwi_sample_conn *conn)
 }
 
 /* @len bytes at @off of @mr. */
-static void sample_sge(struct kiwi_sge *sge, const struct kiwi_mr *mr,
+static void sample_sge(struct ib_sge *sge, const struct ib_mr *mr,
 		       u32 off, u32 len)
 {
-	*sge = (struct kiwi_sge) {
+	*sge = (struct ib_sge) {
 		.addr = mr->iova + off,
 		.length = len,
 		.lkey = mr->lkey,
@@ -209,54 +209,56 @@ static void sample_sge(struct kiwi_sge *sge, const struct kiwi_mr *mr,
 
 static int sample_post_recv(struct kiwi_sample_conn *conn)
 {
-	struct kiwi_sge sge;
-	struct kiwi_recv_wr wr = {
+	struct ib_sge sge;
+	struct ib_recv_wr wr = {
 		.wr_id = SAMPLE_WR_RECV,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
-	const struct kiwi_recv_wr *bad;
+	const struct ib_recv_wr *bad;
 
 	if (conn->rdma)
 		sample_sge(&sge, conn->ctrl_mr, 0, SAMPLE_CTRL_LEN);
 	else
 		sample_sge(&sge, conn->mr, 0, conn->size);
-	return kiwi_post_recv(conn->id->qp, &wr, &bad);
+	return ib_post_recv(conn->id->qp, &wr, &bad);
 }
 
 /*
  * Fill @wr, signaled, over @sge; for an RDMA READ or WRITE, at @remote of
  * the client's buffers.
  */
-static void sample_wr(struct kiwi_sample_conn *conn, struct kiwi_send_wr *wr,
-		      struct kiwi_sge *sge, u64 wr_id, __be64 remote)
+static void sample_wr(struct kiwi_sample_conn *conn, struct ib_rdma_wr *wr,
+		      struct ib_sge *sge, u64 wr_id, __be64 remote)
 {
-	*wr = (struct kiwi_send_wr) {
-		.wr_id = wr_id,
-		.sg_list = sge,
-		.num_sge = 1,
-		.opcode = KIWI_WR_SEND,
-		.send_flags = KIWI_SEND_SIGNALED,
+	*wr = (struct ib_rdma_wr) {
+		.wr = {
+			.wr_id = wr_id,
+			.sg_list = sge,
+			.num_sge = 1,
+			.opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED,
+		},
 	};
 	if (wr_id == SAMPLE_WR_SEND)
 		return;
-	wr->opcode = wr_id == SAMPLE_WR_READ ? KIWI_WR_RDMA_READ :
-					       KIWI_WR_RDMA_WRITE;
+	wr->wr.opcode = wr_id == SAMPLE_WR_READ ? IB_WR_RDMA_READ :
+						  IB_WR_RDMA_WRITE;
 	wr->remote_addr = be64_to_cpu(remote);
 	wr->rkey = be32_to_cpu(conn->hello.rkey);
 }
 
 /* SEND @len bytes at @off of @mr. */
 static int sample_post_send(struct kiwi_sample_conn *conn,
-			    const struct kiwi_mr *mr, u32 off, u32 len)
+			    const struct ib_mr *mr, u32 off, u32 len)
 {
-	const struct kiwi_send_wr *bad;
-	struct kiwi_send_wr wr;
-	struct kiwi_sge sge;
+	const struct ib_send_wr *bad;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
 
 	sample_sge(&sge, mr, off, len);
 	sample_wr(conn, &wr, &sge, SAMPLE_WR_SEND, 0);
-	return kiwi_post_send(conn->id->qp, &wr, &bad);
+	return ib_post_send(conn->id->qp, &wr.wr, &bad);
 }
 
 /* Client, RDMA: say that message @seq is ready; clear where it comes back. */
@@ -348,9 +350,9 @@ static void sample_client_recv(struct kiwi_sample_conn *conn, u32 len)
 static int sample_server_read(struct kiwi_sample_conn *conn, u32 len)
 {
 	struct kiwi_sample_ctrl *ctrl = sample_ctrl_recv(conn);
-	const struct kiwi_send_wr *bad;
-	struct kiwi_send_wr wr;
-	struct kiwi_sge sge;
+	const struct ib_send_wr *bad;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
 	u32 msg_len;
 	int ret;
 
@@ -369,15 +371,15 @@ static int sample_server_read(struct kiwi_sample_conn *conn, u32 len)
 		return ret;
 	sample_sge(&sge, conn->mr, 0, msg_len);
 	sample_wr(conn, &wr, &sge, SAMPLE_WR_READ, conn->hello.read_addr);
-	return kiwi_post_send(conn->id->qp, &wr, &bad);
+	return ib_post_send(conn->id->qp, &wr.wr, &bad);
 }
 
 /* Server, RDMA: the message is read; write it back, then say so. */
 static int sample_server_write(struct kiwi_sample_conn *conn, u32 len)
 {
-	struct kiwi_send_wr write, send;
-	struct kiwi_sge write_sge, send_sge;
-	const struct kiwi_send_wr *bad;
+	struct ib_rdma_wr write, send;
+	struct ib_sge write_sge, send_sge;
+	const struct ib_send_wr *bad;
 
 	if (len != conn->pending)
 		return -EBADMSG;
@@ -388,8 +390,8 @@ static int sample_server_write(struct kiwi_sample_conn *conn, u32 len)
 		  conn->hello.write_addr);
 	sample_sge(&send_sge, conn->ctrl_mr, SAMPLE_CTRL_LEN, SAMPLE_CTRL_LEN);
 	sample_wr(conn, &send, &send_sge, SAMPLE_WR_SEND, 0);
-	write.next = &send;
-	return kiwi_post_send(conn->id->qp, &write, &bad);
+	write.wr.next = &send.wr;
+	return ib_post_send(conn->id->qp, &write.wr, &bad);
 }
 
 /* Server, by SEND: take the next receive, then send the message back. */
@@ -423,7 +425,7 @@ static const char *sample_wr_name(u64 wr_id)
 }
 
 /* A successful completion: the exchange's next step. */
-static int sample_step(struct kiwi_sample_conn *conn, const struct kiwi_wc *wc)
+static int sample_step(struct kiwi_sample_conn *conn, const struct ib_wc *wc)
 {
 	switch (wc->wr_id) {
 	case SAMPLE_WR_RECV:
@@ -450,16 +452,19 @@ static int sample_step(struct kiwi_sample_conn *conn, const struct kiwi_wc *wc)
 }
 
 static void sample_completion(struct kiwi_sample_conn *conn,
-			      const struct kiwi_wc *wc)
+			      const struct ib_wc *wc)
 {
 	int ret;
 
 	lockdep_assert_held(&conn->lock);
 	/* Flushed requests of a closing connection are no error. */
-	if (wc->status == -ECANCELED || conn->finished)
+	if (wc->status == IB_WC_WR_FLUSH_ERR || conn->finished)
 		return;
 	if (wc->status) {
-		sample_fail(conn, sample_wr_name(wc->wr_id), wc->status);
+		pr_info("%s: conn %u: %s: %s\n", conn->who, conn->nr,
+			sample_wr_name(wc->wr_id),
+			ib_wc_status_msg(wc->status));
+		sample_fail(conn, sample_wr_name(wc->wr_id), -EIO);
 		sample_close(conn);
 		return;
 	}
@@ -472,11 +477,11 @@ static void sample_completion(struct kiwi_sample_conn *conn,
 
 static int sample_drain_cq(struct kiwi_sample_conn *conn)
 {
-	struct kiwi_wc wc[SAMPLE_POLL_BATCH];
+	struct ib_wc wc[SAMPLE_POLL_BATCH];
 	int n, i, total = 0;
 
 	do {
-		n = kiwi_poll_cq(conn->cq, ARRAY_SIZE(wc), wc);
+		n = ib_poll_cq(conn->cq, ARRAY_SIZE(wc), wc);
 		for (i = 0; i < n; i++)
 			sample_completion(conn, &wc[i]);
 		total += max(n, 0);
@@ -495,13 +500,13 @@ static void sample_cq_work(struct work_struct *work)
 	/* Arm, then poll once more: a completion may have come in between. */
 	do {
 		sample_drain_cq(conn);
-		kiwi_req_notify_cq(conn->cq, KIWI_CQ_NEXT_COMP);
+		ib_req_notify_cq(conn->cq, IB_CQ_NEXT_COMP);
 	} while (sample_drain_cq(conn));
 unlock:
 	mutex_unlock(&conn->lock);
 }
 
-static void sample_cq_event(struct kiwi_cq *cq, void *context)
+static void sample_cq_event(struct ib_cq *cq, void *context)
 {
 	struct kiwi_sample_conn *conn = context;
 
@@ -509,13 +514,12 @@ static void sample_cq_event(struct kiwi_cq *cq, void *context)
 }
 
 /* A memory region for local access: the SGEs of work requests. */
-static struct kiwi_mr *sample_reg_local(struct kiwi_sample_conn *conn,
-					void *buf, u32 len)
+static struct ib_mr *sample_reg_local(struct kiwi_sample_conn *conn,
+				      void *buf, u32 len)
 {
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 
-	mr = kiwi_reg_kernel_mr(conn->id->device, buf, len,
-				KIWI_ACCESS_LOCAL_WRITE);
+	mr = kiwi_reg_kernel_mr(conn->pd, buf, len, IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(mr))
 		conn->what = "reg_kernel_mr";
 	return mr;
@@ -524,7 +528,7 @@ static struct kiwi_mr *sample_reg_local(struct kiwi_sample_conn *conn,
 /* RDMA exchange: the ctrl buffers, local to each side. */
 static int sample_ctrl_init(struct kiwi_sample_conn *conn)
 {
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 
 	conn->ctrl = kcalloc(2, SAMPLE_CTRL_LEN, GFP_KERNEL);
 	if (!conn->ctrl) {
@@ -547,10 +551,11 @@ static int sample_remote_init(struct kiwi_sample_conn *conn)
 {
 	struct kiwi_sample_hello *h = &conn->hello;
 	struct scatterlist sg;
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 
 	sg_init_one(&sg, conn->buf, 2 * conn->size);
-	mr = kiwi_reg_sg_mr(conn->id->device, &sg, 1, 0, KIWI_ACCESS_ALL);
+	mr = kiwi_reg_sg_mr(conn->pd, &sg, 1, 0, IB_ACCESS_LOCAL_WRITE |
+			    IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ);
 	if (IS_ERR(mr)) {
 		conn->what = "reg_sg_mr";
 		return PTR_ERR(mr);
@@ -584,7 +589,7 @@ static void sample_take_hello(struct kiwi_sample_conn *conn,
  */
 static int sample_data_init(struct kiwi_sample_conn *conn)
 {
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	int ret;
 
 	mr = sample_reg_local(conn, conn->buf, 2 * conn->size);
@@ -606,7 +611,7 @@ static int sample_data_init(struct kiwi_sample_conn *conn)
 		conn->what = "post_recv";
 		return ret;
 	}
-	ret = kiwi_req_notify_cq(conn->cq, KIWI_CQ_NEXT_COMP);
+	ret = ib_req_notify_cq(conn->cq, IB_CQ_NEXT_COMP);
 	if (ret)
 		conn->what = "req_notify_cq";
 	return ret;
@@ -619,7 +624,7 @@ static int sample_data_init(struct kiwi_sample_conn *conn)
  */
 static int sample_setup(struct kiwi_sample_conn *conn)
 {
-	struct kiwi_qp_init_attr init = {
+	struct ib_qp_init_attr init = {
 		.cap = {
 			.max_send_wr = 4,
 			.max_recv_wr = 2,
@@ -627,13 +632,24 @@ static int sample_setup(struct kiwi_sample_conn *conn)
 			.max_recv_sge = 1,
 		},
 		.qp_context = conn,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
 	};
-	struct kiwi_cq *cq;
+	struct ib_cq_init_attr cq_attr = { .cqe = 8 };
+	struct ib_cq *cq;
+	struct ib_pd *pd;
 	int ret;
 
 	lockdep_assert_held(&conn->lock);
 	INIT_WORK(&conn->cq_work, sample_cq_work);
-	cq = kiwi_create_cq(conn->id->device, 8, sample_cq_event, conn);
+	pd = ib_alloc_pd(conn->id->device, 0);
+	if (IS_ERR(pd)) {
+		sample_fail(conn, "alloc_pd", PTR_ERR(pd));
+		return PTR_ERR(pd);
+	}
+	conn->pd = pd;
+	cq = ib_create_cq(conn->id->device, sample_cq_event, NULL, conn,
+			  &cq_attr);
 	if (IS_ERR(cq)) {
 		sample_fail(conn, "create_cq", PTR_ERR(cq));
 		return PTR_ERR(cq);
@@ -641,7 +657,7 @@ static int sample_setup(struct kiwi_sample_conn *conn)
 	conn->cq = cq;
 	init.send_cq = cq;
 	init.recv_cq = cq;
-	ret = rdma_create_qp(conn->id, NULL, &init);
+	ret = rdma_create_qp(conn->id, pd, &init);
 	if (ret) {
 		sample_fail(conn, "create_qp", ret);
 		return ret;
@@ -846,15 +862,17 @@ void kiwi_sample_conn_destroy(struct kiwi_sample_conn *conn)
 		rdma_destroy_id(conn->id);
 	}
 	if (conn->cq) {
-		kiwi_destroy_cq(conn->cq);
+		ib_destroy_cq(conn->cq);
 		cancel_work_sync(&conn->cq_work);
 	}
 	if (conn->remote_mr)
-		kiwi_dereg_mr(conn->remote_mr);
+		ib_dereg_mr(conn->remote_mr);
 	if (conn->ctrl_mr)
-		kiwi_dereg_mr(conn->ctrl_mr);
+		ib_dereg_mr(conn->ctrl_mr);
 	if (conn->mr)
-		kiwi_dereg_mr(conn->mr);
+		ib_dereg_mr(conn->mr);
+	if (conn->pd)
+		ib_dealloc_pd(conn->pd);
 	kfree(conn->ctrl);
 	kfree(conn->buf);
 	kfree(conn);

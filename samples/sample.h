@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
-#include <kiwi/rdma_cm.h>
+#include <rdma/rdma_cm.h>
 
 /* Events one connection records; a connection has at most six. */
 #define KIWI_SAMPLE_MAX_EVENTS	8
@@ -119,6 +119,7 @@ struct kiwi_sample_stats {
  * @ctrl: @rdma: two ctrl buffers: receive, then send
  * @ctrl_mr: @rdma: the memory region over @ctrl, local access only
  * @cq: the CQ of both queues
+ * @pd: the protection domain of the QP and the MRs
  * @cq_work: polls @cq
  * @done: completed when the connection ends
  */
@@ -146,11 +147,12 @@ struct kiwi_sample_conn {
 	u32 received;
 	u64 bytes;
 	void *buf;
-	struct kiwi_mr *mr;
-	struct kiwi_mr *remote_mr;
+	struct ib_mr *mr;
+	struct ib_mr *remote_mr;
 	struct kiwi_sample_ctrl *ctrl;
-	struct kiwi_mr *ctrl_mr;
-	struct kiwi_cq *cq;
+	struct ib_mr *ctrl_mr;
+	struct ib_cq *cq;
+	struct ib_pd *pd;
 	struct work_struct cq_work;
 	struct completion done;
 };

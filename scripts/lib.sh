@@ -47,3 +47,47 @@ build_bench() {
 		die "benchmark modules: build against $kdir warned (log: $logf)"
 	fi
 }
+
+# Build Linux's own RDMA ULPs, unmodified, against kiwi's headers: copy
+# each one's sources from linux-source tree $3 to $1/ulp/<name>, with a
+# Kbuild that puts kiwi's include directory ahead of the kernel's (the
+# only kiwi-specific line), and build against kernel tree $2 and the
+# Module.symvers of kiwi's build in $1. Fail on any warning (modpost's
+# "undefined" among them), and on an RDMA symbol the module needs that
+# is not one of kiwi's exports (nm -u shows no bare ib_ or rdma_ symbol).
+build_ulps() {
+	local dst=$1 kdir=$2 src=$3 name obj files dir logf f sym
+
+	while read -r name obj files; do
+		case $name in ''|'#'*) continue ;; esac
+		dir=$dst/ulp/$name
+		logf=$dir/build.log
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		for f in $files; do
+			[ -f "$src/$f" ] || die "ulp $name: $f not in $src"
+			cp "$src/$f" "$dir/"
+		done
+		{
+			echo "NOSTDINC_FLAGS += -I$top/include"
+			echo "obj-m += $obj.o"
+			printf '%s-y :=' "$obj"
+			for f in $files; do printf ' %s' "$(basename "${f%.c}").o"; done
+			echo
+		} >"$dir/Kbuild"
+		if ! make -C "$kdir" M="$dir" W=1 \
+			KBUILD_EXTRA_SYMBOLS="$dst/Module.symvers" modules \
+			>"$logf" 2>&1; then
+			grep -E "error|warning" "$logf" | head -40 >&2
+			die "ulp $name: build against kiwi's headers failed (log: $logf)"
+		fi
+		if grep -E "warning:|error:|[Ww]arning: " "$logf" >&2; then
+			die "ulp $name: build against kiwi's headers warned (log: $logf)"
+		fi
+		sym=$(nm -u "$dir/$obj.ko" | awk '{ print $2 }' |
+			grep -E '^_*(ib|rdma|iw)_' || true)
+		[ -z "$sym" ] || die "ulp $name: not kiwi's: $sym"
+		echo "ok: $name ($obj.ko): $(nm -u "$dir/$obj.ko" |
+			grep -c ' kiwi_') kiwi symbols, no other RDMA symbol"
+	done <"$top/tests/ulps"
+}

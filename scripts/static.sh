@@ -19,6 +19,9 @@ build_modules "$out" "$kdir"
 build_bench "$out" "$kdir"
 echo "ok: no warnings"
 
+step "static: Linux's ULPs, unmodified, against kiwi's headers"
+build_ulps "$out" "$kdir" "$src"
+
 step "static: exported symbols and module metadata"
 bad=$(awk '$2 !~ /^kiwi_/ { print $2 }' "$out/Module.symvers")
 [ -z "$bad" ] || die "exported symbols without the kiwi_ prefix: $bad"

@@ -162,7 +162,7 @@ static void softiw_cep_stop_timer(struct softiw_cep *cep)
 
 static int softiw_cep_bind_qp(struct softiw_cep *cep, u32 qpn)
 {
-	struct kiwi_qp *qp = softiw_get_qp(&cep->sdev->kdev, qpn);
+	struct ib_qp *qp = softiw_get_qp(&cep->sdev->kdev, qpn);
 	struct softiw_qp *sqp;
 	unsigned long flags;
 	int ret = 0;
@@ -171,7 +171,7 @@ static int softiw_cep_bind_qp(struct softiw_cep *cep, u32 qpn)
 		return -EINVAL;
 	sqp = softiw_qp(qp);
 	spin_lock_irqsave(&sqp->lock, flags);
-	if (sqp->cep || sqp->state != KIWI_QPS_IDLE)
+	if (sqp->cep || sqp->state != IB_QPS_INIT)
 		ret = -EBUSY;
 	else
 		sqp->cep = cep;
@@ -205,12 +205,12 @@ static void softiw_cep_unbind_qp(struct softiw_cep *cep, bool error)
 }
 
 static void softiw_cep_qp_move(struct softiw_cep *cep,
-			       enum kiwi_qp_state state)
+			       enum ib_qp_state state)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&cep->qp->lock, flags);
-	if (cep->qp->state != KIWI_QPS_ERROR)
+	if (cep->qp->state != IB_QPS_ERR)
 		cep->qp->state = state;
 	spin_unlock_irqrestore(&cep->qp->lock, flags);
 }
@@ -226,8 +226,8 @@ static int softiw_cep_qp_start(struct softiw_cep *cep)
 	int ret = 0;
 
 	spin_lock_irqsave(&sqp->lock, flags);
-	if (sqp->state == KIWI_QPS_IDLE && !cep->close_req)
-		sqp->state = KIWI_QPS_RTS;
+	if (sqp->state == IB_QPS_INIT && !cep->close_req)
+		sqp->state = IB_QPS_RTS;
 	else
 		ret = -ECONNABORTED;
 	spin_unlock_irqrestore(&sqp->lock, flags);
@@ -523,7 +523,7 @@ static void softiw_cep_setup_failed(struct softiw_cep *cep, int status,
 
 	lockdep_assert_held(&cep->lock);
 	if (ecode && cep->qp)
-		softiw_cep_qp_move(cep, KIWI_QPS_TERMINATE);
+		softiw_cep_qp_move(cep, IB_QPS_SQE);
 	if (ecode && !softiw_rtr_terminate(cep, ecode)) {
 		kernel_sock_shutdown(cep->sock, SHUT_WR);
 		softiw_cep_drain(cep);
@@ -706,7 +706,7 @@ static void softiw_cep_terminate(struct softiw_cep *cep, int status)
 {
 	int ret;
 
-	softiw_cep_qp_move(cep, KIWI_QPS_TERMINATE);
+	softiw_cep_qp_move(cep, IB_QPS_SQE);
 	ret = softiw_tx_terminate(cep);
 	if (!ret) {
 		kernel_sock_shutdown(cep->sock, SHUT_WR);
@@ -781,7 +781,7 @@ static void softiw_cep_step_established(struct softiw_cep *cep)
 	int req = READ_ONCE(cep->close_req);
 	int ret;
 
-	if (req == KIWI_QPS_ERROR) {
+	if (req == IB_QPS_ERR) {
 		softiw_cep_abort(cep, -ECONNABORTED);
 		return;
 	}
@@ -795,7 +795,7 @@ static void softiw_cep_step_established(struct softiw_cep *cep)
 		softiw_cep_abort(cep, -ECONNRESET);
 		return;
 	}
-	if (req == KIWI_QPS_CLOSING && !cep->fin_sent &&
+	if (req == IB_QPS_SQD && !cep->fin_sent &&
 	    softiw_cep_sq_drained(cep)) {
 		kernel_sock_shutdown(cep->sock, SHUT_WR);
 		cep->fin_sent = true;
@@ -1128,7 +1128,7 @@ static struct softiw_cep *softiw_qp_get_cep(struct softiw_qp *sqp)
  * Context: process context, may sleep.
  * Return: true if the QP is bound to an endpoint that holds it.
  */
-bool kiwi_softiw_qp_in_setup(struct kiwi_qp *qp)
+bool kiwi_softiw_qp_in_setup(struct ib_qp *qp)
 {
 	struct softiw_cep *cep = softiw_qp_get_cep(softiw_qp(qp));
 	bool setup;
@@ -1154,7 +1154,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_in_setup);
  * Return: true if the QP is bound to an endpoint with a socket that has
  * keepalive on.
  */
-bool kiwi_softiw_qp_dead_peer(struct kiwi_qp *qp,
+bool kiwi_softiw_qp_dead_peer(struct ib_qp *qp,
 			      struct softiw_dead_peer *plan)
 {
 	struct softiw_cep *cep = softiw_qp_get_cep(softiw_qp(qp));

@@ -255,8 +255,8 @@ struct softiw_setup {
  * @work: runs the state machine after a socket event or a QP change
  * @timer: the MPA timeout
  * @flags: SOFTIW_CEP_STEPPING and SOFTIW_CEP_MISSED (atomic bitops)
- * @close_req: the QP asked for a teardown: 0, KIWI_QPS_CLOSING or
- *	KIWI_QPS_ERROR; written under @qp's lock
+ * @close_req: the QP asked for a teardown: 0, IB_QPS_SQD or
+ *	IB_QPS_ERR; written under @qp's lock
  * @req_ref: the child id's reference is held
  * @fin_sent: we shut down our sending side
  * @fin_rcvd: the peer shut down its sending side

@@ -18,37 +18,39 @@
  * What struct softiw_cqe narrows must fit: opcodes and the flags softiw
  * sets (the only ones there are) in a u8.
  */
-static_assert(KIWI_WC_LOCAL_INV <= U8_MAX);
-static_assert(KIWI_WC_WITH_INVALIDATE <= U8_MAX);
+static_assert(IB_WC_RECV <= U8_MAX);
+static_assert(IB_WC_WITH_INVALIDATE <= U8_MAX);
 
-static void softiw_cqe_pack(struct softiw_cqe *cqe, const struct kiwi_wc *wc)
+static void softiw_cqe_pack(struct softiw_cqe *cqe, const struct ib_wc *wc)
 {
 	*cqe = (struct softiw_cqe) {
 		.wr_id = wc->wr_id,
 		.qp = wc->qp,
 		.status = wc->status,
 		.byte_len = wc->byte_len,
-		.invalidate_rkey = wc->invalidate_rkey,
+		.invalidate_rkey = wc->ex.invalidate_rkey,
 		.opcode = wc->opcode,
 		.wc_flags = wc->wc_flags,
 	};
 }
 
-static void softiw_cqe_unpack(struct kiwi_wc *wc, const struct softiw_cqe *cqe)
+static void softiw_cqe_unpack(struct ib_wc *wc, const struct softiw_cqe *cqe)
 {
-	*wc = (struct kiwi_wc) {
+	*wc = (struct ib_wc) {
 		.wr_id = cqe->wr_id,
 		.status = cqe->status,
 		.opcode = cqe->opcode,
 		.byte_len = cqe->byte_len,
 		.qp = cqe->qp,
 		.wc_flags = cqe->wc_flags,
-		.invalidate_rkey = cqe->invalidate_rkey,
+		.ex.invalidate_rkey = cqe->invalidate_rkey,
 	};
 }
 
-struct kiwi_cq *softiw_create_cq(struct kiwi_device *kdev, u32 cqe)
+struct ib_cq *softiw_create_cq(struct ib_device *kdev,
+			       const struct ib_cq_init_attr *attr)
 {
+	u32 cqe = attr->cqe;
 	struct softiw_cq *scq;
 
 	might_sleep();
@@ -66,7 +68,7 @@ struct kiwi_cq *softiw_create_cq(struct kiwi_device *kdev, u32 cqe)
 	return &scq->cq;
 }
 
-void softiw_destroy_cq(struct kiwi_cq *cq)
+void softiw_destroy_cq(struct ib_cq *cq)
 {
 	struct softiw_cq *scq = softiw_cq(cq);
 
@@ -74,7 +76,7 @@ void softiw_destroy_cq(struct kiwi_cq *cq)
 	kfree(scq);
 }
 
-int softiw_poll_cq(struct kiwi_cq *cq, int num_entries, struct kiwi_wc *wc)
+int softiw_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc)
 {
 	struct softiw_cq *scq = softiw_cq(cq);
 	unsigned long flags;
@@ -92,19 +94,21 @@ int softiw_poll_cq(struct kiwi_cq *cq, int num_entries, struct kiwi_wc *wc)
 	return n;
 }
 
-int softiw_req_notify_cq(struct kiwi_cq *cq, enum kiwi_cq_notify flags)
+int softiw_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
 {
+	unsigned int which = flags & IB_CQ_SOLICITED_MASK;
 	struct softiw_cq *scq = softiw_cq(cq);
 	unsigned long irqflags;
+	int missed = 0;
 
-	if (flags != KIWI_CQ_NEXT_COMP && flags != KIWI_CQ_SOLICITED)
-		return -EINVAL;
 	spin_lock_irqsave(&scq->lock, irqflags);
 	/* NEXT_COMP covers SOLICITED: never narrow an arming. */
-	if (scq->armed != KIWI_CQ_NEXT_COMP + 1)
-		scq->armed = flags + 1;
+	if (scq->armed != IB_CQ_NEXT_COMP)
+		scq->armed = which;
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && scq->count)
+		missed = 1;
 	spin_unlock_irqrestore(&scq->lock, irqflags);
-	return 0;
+	return missed;
 }
 
 /**
@@ -122,7 +126,7 @@ int softiw_req_notify_cq(struct kiwi_cq *cq, enum kiwi_cq_notify flags)
  * completion is lost; the CQ is marked overflowed and takes no more, so
  * that completions never resume after a gap).
  */
-int softiw_cq_push(struct softiw_cq *scq, const struct kiwi_wc *wc,
+int softiw_cq_push(struct softiw_cq *scq, const struct ib_wc *wc,
 		   bool solicited)
 {
 	unsigned long flags;
@@ -137,8 +141,8 @@ int softiw_cq_push(struct softiw_cq *scq, const struct kiwi_wc *wc,
 	}
 	softiw_cqe_pack(&scq->wc[(scq->head + scq->count) % scq->size], wc);
 	scq->count++;
-	if (scq->armed == KIWI_CQ_NEXT_COMP + 1 ||
-	    (scq->armed == KIWI_CQ_SOLICITED + 1 && (solicited || wc->status))) {
+	if (scq->armed == IB_CQ_NEXT_COMP ||
+	    (scq->armed == IB_CQ_SOLICITED && (solicited || wc->status))) {
 		scq->armed = 0;
 		scq->notify = true;
 	}

@@ -71,6 +71,7 @@ static struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 		 netdev->name);
 	sdev->kdev.netdev = netdev;
 	sdev->kdev.ops = &softiw_ops;
+	sdev->kdev.iw_max_private_data = SOFTIW_MPA_ULP_PD_MAX;
 	INIT_LIST_HEAD(&sdev->node);
 	INIT_WORK(&sdev->detach_work, softiw_detach_work);
 	softiw_qps_init(sdev);
@@ -273,19 +274,25 @@ static struct notifier_block softiw_netdev_nb = {
 	.notifier_call = softiw_netdev_event,
 };
 
-static int softiw_query_device(struct kiwi_device *kdev,
-			       struct kiwi_device_attr *attr)
+static int softiw_query_device(struct ib_device *kdev,
+			       struct ib_device_attr *attr)
 {
-	*attr = (struct kiwi_device_attr) {
+	*attr = (struct ib_device_attr) {
 		.max_qp = SOFTIW_MAX_QP,
 		.max_qp_wr = SOFTIW_MAX_QP_WR,
-		.max_sge = SOFTIW_MAX_SGE,
+		.max_send_sge = SOFTIW_MAX_SGE,
+		.max_recv_sge = SOFTIW_MAX_SGE,
+		.max_sge_rd = SOFTIW_MAX_SGE,
 		.max_cq = SOFTIW_MAX_CQ,
 		.max_cqe = SOFTIW_MAX_CQE,
 		.max_mr = SOFTIW_MAX_MR,
-		.max_ird = SOFTIW_MAX_IRD_ORD,
-		.max_ord = SOFTIW_MAX_IRD_ORD,
-		.max_private_data = SOFTIW_MPA_ULP_PD_MAX,
+		.max_pd = SOFTIW_MAX_PD,
+		.max_mr_size = U32_MAX,
+		.page_size_cap = PAGE_SIZE,
+		.max_qp_rd_atom = SOFTIW_MAX_IRD_ORD,
+		.max_qp_init_rd_atom = SOFTIW_MAX_IRD_ORD,
+		.max_res_rd_atom = SOFTIW_MAX_QP * SOFTIW_MAX_IRD_ORD,
+		.kernel_cap_flags = IBK_LOCAL_DMA_LKEY,
 	};
 	return 0;
 }
@@ -300,6 +307,8 @@ const struct kiwi_provider_ops softiw_ops = {
 	.iw_rem_ref = softiw_rem_ref,
 	.iw_get_qp = softiw_get_qp,
 	.query_device = softiw_query_device,
+	.alloc_pd = softiw_alloc_pd,
+	.dealloc_pd = softiw_dealloc_pd,
 	.create_qp = softiw_create_qp,
 	.modify_qp = softiw_modify_qp,
 	.destroy_qp = softiw_destroy_qp,

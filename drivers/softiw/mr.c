@@ -3,12 +3,13 @@
  * kiwi_softiw memory regions and the STag table.
  *
  * An STag is a 24-bit index into the device's table and an 8-bit key
- * (RFC 5040: the consumer-owned low byte); the key of each registration
- * differs from the last one on any device, so a stale STag whose index
- * was reused, or an STag of another device, does not match. lkey and
- * rkey are the same STag. Work requests name their buffers by lkey,
- * resolved when posted. The table is read under RCU, so posting works in
- * any context.
+ * (RFC 5040: the consumer-owned low byte), drawn at random for each
+ * registration, so that a peer cannot derive one STag from another. An
+ * STag is honoured only on a QP of its MR's protection domain. lkey and
+ * rkey are the same STag; STag 0 is never an MR's: it is every PD's
+ * local_dma_lkey, valid in local SGEs only. Work requests name their
+ * buffers by lkey, resolved when posted. The table is read under RCU, so
+ * posting works in any context.
  *
  * An MR is a list of pieces in tagged-offset order: a kernel virtual
  * range is one piece, a page array or scatterlist one piece per entry.
@@ -18,11 +19,13 @@
  * (kmap_local_page()) where a piece is pages. Deregistration waits for
  * those references, so memory is never touched after kiwi_dereg_mr()
  * returned. Work requests' SGEs are kernel addresses, resolved when
- * posted, so only an MR of a virtual range may back them.
+ * posted, so only an MR of a virtual range (or the local_dma_lkey) may
+ * back them.
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -32,9 +35,6 @@
 
 #define SOFTIW_STAG_KEY		GENMASK(7, 0)
 #define SOFTIW_STAG_INDEX_SHIFT	8
-
-/* Key byte of the next STag, shared by every device. */
-static atomic_t softiw_mr_key = ATOMIC_INIT(0);
 
 /**
  * softiw_mrs_init() - prepare a device's STag table
@@ -59,14 +59,14 @@ void softiw_mrs_exit(struct softiw_device *sdev)
 	xa_destroy(&sdev->mrs);
 }
 
-static struct softiw_mr *softiw_mr(struct kiwi_mr *mr)
+static struct softiw_mr *softiw_mr(struct ib_mr *mr)
 {
 	return container_of(mr, struct softiw_mr, mr);
 }
 
-/* An MR of @npieces pieces (the one it embeds, or an array). */
-static struct softiw_mr *softiw_mr_alloc(u32 npieces, u64 iova, u64 length,
-					 u32 access)
+/* An MR of @pd of @npieces pieces (the one it embeds, or an array). */
+static struct softiw_mr *softiw_mr_alloc(struct ib_pd *pd, u32 npieces,
+					 u64 iova, u64 length, u32 access)
 {
 	struct softiw_mr *smr;
 
@@ -87,6 +87,8 @@ static struct softiw_mr *softiw_mr_alloc(u32 npieces, u64 iova, u64 length,
 	refcount_set(&smr->users, 1);
 	smr->mr.iova = iova;
 	smr->mr.length = length;
+	/* Set before the STag is published: remote access checks it. */
+	smr->mr.pd = pd;
 	return smr;
 }
 
@@ -99,8 +101,8 @@ static void softiw_mr_free(struct softiw_mr *smr)
 }
 
 /* Give @smr an STag and publish it. Return: the MR or an ERR_PTR(). */
-static struct kiwi_mr *softiw_mr_publish(struct softiw_device *sdev,
-					 struct softiw_mr *smr)
+static struct ib_mr *softiw_mr_publish(struct softiw_device *sdev,
+				       struct softiw_mr *smr)
 {
 	u32 index, key;
 	int ret;
@@ -110,7 +112,8 @@ static struct kiwi_mr *softiw_mr_publish(struct softiw_device *sdev,
 		       GFP_KERNEL);
 	if (ret)
 		goto err_free_mr;
-	key = atomic_inc_return(&softiw_mr_key) & SOFTIW_STAG_KEY;
+	/* A random key: a peer cannot derive one STag from another. */
+	key = get_random_u32() & SOFTIW_STAG_KEY;
 	smr->mr.lkey = index << SOFTIW_STAG_INDEX_SHIFT | key;
 	smr->mr.rkey = smr->mr.lkey;
 	ret = xa_err(xa_store(&sdev->mrs, index, smr, GFP_KERNEL));
@@ -125,21 +128,21 @@ err_free_mr:
 	return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
 }
 
-struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
-				     size_t length, u32 access)
+struct ib_mr *softiw_reg_kernel_mr(struct ib_pd *pd, void *addr,
+				   size_t length, u32 access)
 {
 	struct softiw_mr *smr;
 
 	might_sleep();
 	if (length > U32_MAX || (uintptr_t)addr + length < (uintptr_t)addr)
 		return ERR_PTR(-EINVAL);
-	smr = softiw_mr_alloc(1, (uintptr_t)addr, length, access);
+	smr = softiw_mr_alloc(pd, 1, (uintptr_t)addr, length, access);
 	if (!smr)
 		return ERR_PTR(-ENOMEM);
 	smr->addr = addr;
 	smr->one.addr = addr;
 	smr->one.len = length;
-	return softiw_mr_publish(softiw_dev(kdev), smr);
+	return softiw_mr_publish(softiw_dev(pd->device), smr);
 }
 
 /* Entries of @sgl with bytes in them; -EINVAL if there are too many. */
@@ -156,9 +159,9 @@ static int softiw_sg_pieces(struct scatterlist *sgl, unsigned int nents)
 	return n > SOFTIW_MAX_MR_PIECES ? -EINVAL : n;
 }
 
-struct kiwi_mr *softiw_reg_sg_mr(struct kiwi_device *kdev,
-				 struct scatterlist *sgl, unsigned int nents,
-				 u64 length, u64 iova, u32 access)
+struct ib_mr *softiw_reg_sg_mr(struct ib_pd *pd, struct scatterlist *sgl,
+			       unsigned int nents, u64 length, u64 iova,
+			       u32 access)
 {
 	struct softiw_mr_piece *p;
 	struct softiw_mr *smr;
@@ -171,7 +174,7 @@ struct kiwi_mr *softiw_reg_sg_mr(struct kiwi_device *kdev,
 	n = softiw_sg_pieces(sgl, nents);
 	if (n <= 0)
 		return ERR_PTR(-EINVAL);
-	smr = softiw_mr_alloc(n, iova, length, access);
+	smr = softiw_mr_alloc(pd, n, iova, length, access);
 	if (!smr)
 		return ERR_PTR(-ENOMEM);
 	p = smr->pieces;
@@ -185,10 +188,27 @@ struct kiwi_mr *softiw_reg_sg_mr(struct kiwi_device *kdev,
 		start += p->len;
 		p++;
 	}
-	return softiw_mr_publish(softiw_dev(kdev), smr);
+	return softiw_mr_publish(softiw_dev(pd->device), smr);
 }
 
-void softiw_dereg_mr(struct kiwi_mr *mr)
+struct ib_pd *softiw_alloc_pd(struct ib_device *kdev)
+{
+	struct ib_pd *pd;
+
+	might_sleep();
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	if (!pd)
+		return ERR_PTR(-ENOMEM);
+	pd->local_dma_lkey = SOFTIW_LOCAL_DMA_LKEY;
+	return pd;
+}
+
+void softiw_dealloc_pd(struct ib_pd *pd)
+{
+	kfree(pd);
+}
+
+void softiw_dereg_mr(struct ib_mr *mr)
 {
 	struct softiw_mr *smr = softiw_mr(mr);
 	struct softiw_device *sdev = softiw_dev(mr->device);
@@ -225,36 +245,62 @@ static int softiw_mr_check_range(const struct softiw_mr *smr, u64 to, u32 len)
 	return 0;
 }
 
+/* The MR @stag names on @pd's device, under RCU; NULL if none. */
+static struct softiw_mr *softiw_mr_find(const struct ib_pd *pd, u32 stag)
+{
+	struct softiw_device *sdev = softiw_dev(pd->device);
+	struct softiw_mr *smr;
+
+	smr = xa_load(&sdev->mrs, stag >> SOFTIW_STAG_INDEX_SHIFT);
+	return smr && smr->mr.rkey == stag ? smr : NULL;
+}
+
+/* The MR of @pd that @stag names, under RCU; NULL if none. */
+static struct softiw_mr *softiw_mr_lookup(const struct ib_pd *pd, u32 stag)
+{
+	struct softiw_mr *smr = softiw_mr_find(pd, stag);
+
+	return smr && smr->mr.pd == pd ? smr : NULL;
+}
+
 /**
  * softiw_mr_get_remote() - validate a remote access and pin its MR
- * @sdev: the device of the QP the access arrived on
+ * @pd: the PD of the QP the access arrived on
  * @stag: the STag the peer named
  * @to: the tagged offset (an address in the MR's iova space)
  * @len: bytes accessed
- * @access: KIWI_ACCESS_REMOTE_WRITE or KIWI_ACCESS_REMOTE_READ
+ * @access: IB_ACCESS_REMOTE_WRITE or IB_ACCESS_REMOTE_READ
  * @off: set to the offset of @to in the MR
  *
- * An STag is valid on every QP of the device that registered it, and on
- * no other: the STag table is per device, and kiwi has no protection
- * domains. On success the caller copies at most @len bytes from @off on,
- * with softiw_mr_map() or softiw_mr_copy_from(), and then calls
+ * An STag is valid on the QPs of its MR's protection domain, and on no
+ * other: not on another PD's QPs, nor on another device's. On success
+ * the caller copies at most @len bytes from @off on, with
+ * softiw_mr_map() or softiw_mr_copy_from(), and then calls
  * softiw_mr_put().
  *
  * Context: any context.
- * Return: the MR, referenced; ERR_PTR(-ENOENT) for an unknown,
- * stale, invalidated or deregistered STag, -EACCES for missing rights, -EOVERFLOW if
- * @to + @len wraps around, -ERANGE outside the MR.
+ * Return: the MR, referenced; ERR_PTR(-ENOENT) for an unknown, stale,
+ * invalidated or deregistered STag, -EPERM for one of another PD (RFC
+ * 5040's "STag not associated with RDMAP Stream"), -EACCES for missing
+ * rights, -EOVERFLOW if @to + @len wraps around, -ERANGE outside the MR.
  */
-struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
+struct softiw_mr *softiw_mr_get_remote(const struct ib_pd *pd, u32 stag,
 				       u64 to, u32 len, u32 access, u64 *off)
 {
 	struct softiw_mr *smr;
 	int ret;
 
 	rcu_read_lock();
-	smr = xa_load(&sdev->mrs, stag >> SOFTIW_STAG_INDEX_SHIFT);
-	if (!smr || smr->mr.rkey != stag || READ_ONCE(smr->invalid) ||
-	    !refcount_inc_not_zero(&smr->users)) {
+	smr = softiw_mr_find(pd, stag);
+	if (!smr || READ_ONCE(smr->invalid)) {
+		rcu_read_unlock();
+		return ERR_PTR(-ENOENT);
+	}
+	if (smr->mr.pd != pd) {
+		rcu_read_unlock();
+		return ERR_PTR(-EPERM);
+	}
+	if (!refcount_inc_not_zero(&smr->users)) {
 		rcu_read_unlock();
 		return ERR_PTR(-ENOENT);
 	}
@@ -356,21 +402,25 @@ void softiw_mr_copy_from(const struct softiw_mr *smr, u64 off, void *dst,
 
 /**
  * softiw_mr_resolve() - turn an SGE into a kernel buffer
- * @sdev: the device the SGE's STag belongs to
+ * @pd: the PD of the QP the SGE was posted to
  * @sge: the SGE
- * @access: KIWI_ACCESS_* rights the MR must grant (LOCAL_WRITE for
+ * @access: IB_ACCESS_* rights the MR must grant (LOCAL_WRITE for
  *	receive buffers; 0 for data that is only read)
  * @buf: filled with the kernel address and length
  *
  * An SGE of length 0 names no memory and needs no valid STag. An SGE
- * must name an MR of a kernel virtual range (kiwi_reg_kernel_mr()):
- * pages and scatterlists are for remote access only.
+ * with the PD's local_dma_lkey names kernel memory by its DMA address,
+ * which on softiw, a virtual-DMA device, is its kernel address. Any
+ * other must name an MR of @pd over a kernel virtual range
+ * (kiwi_reg_kernel_mr()): pages and scatterlists are for remote access
+ * only.
  *
  * Context: any context.
- * Return: 0, -EINVAL for an unknown or invalidated STag, an MR over pages
- * or a range outside the MR, -EACCES if the MR lacks @access.
+ * Return: 0, -EINVAL for a NULL DMA address, an unknown or invalidated
+ * STag, one of another PD, an MR over pages or a range outside the MR,
+ * -EACCES if the MR lacks @access.
  */
-int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
+int softiw_mr_resolve(const struct ib_pd *pd, const struct ib_sge *sge,
 		      u32 access, struct softiw_buf *buf)
 {
 	struct softiw_mr *smr;
@@ -381,10 +431,13 @@ int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
 	buf->len = sge->length;
 	if (!sge->length)
 		return 0;
+	if (sge->lkey == SOFTIW_LOCAL_DMA_LKEY) {
+		buf->addr = (void *)(uintptr_t)sge->addr;
+		return buf->addr ? 0 : -EINVAL;
+	}
 	rcu_read_lock();
-	smr = xa_load(&sdev->mrs, sge->lkey >> SOFTIW_STAG_INDEX_SHIFT);
-	if (!smr || smr->mr.lkey != sge->lkey || READ_ONCE(smr->invalid) ||
-	    !smr->addr) {
+	smr = softiw_mr_lookup(pd, sge->lkey);
+	if (!smr || READ_ONCE(smr->invalid) || !smr->addr) {
 		ret = -EINVAL;
 		goto unlock;
 	}
@@ -405,31 +458,21 @@ unlock:
 	return ret;
 }
 
-/* The MR @stag names on @sdev, under RCU; NULL if none. */
-static struct softiw_mr *softiw_mr_lookup(struct softiw_device *sdev,
-					  u32 stag)
-{
-	struct softiw_mr *smr;
-
-	smr = xa_load(&sdev->mrs, stag >> SOFTIW_STAG_INDEX_SHIFT);
-	return smr && smr->mr.rkey == stag ? smr : NULL;
-}
-
 /**
- * softiw_mr_known() - does an STag name a valid MR of the device?
- * @sdev: the device
+ * softiw_mr_known() - does an STag name a valid MR of a PD?
+ * @pd: the PD it must belong to
  * @stag: the STag
  *
  * Context: any context.
  * Return: true if it does.
  */
-bool softiw_mr_known(struct softiw_device *sdev, u32 stag)
+bool softiw_mr_known(const struct ib_pd *pd, u32 stag)
 {
 	struct softiw_mr *smr;
 	bool known;
 
 	rcu_read_lock();
-	smr = softiw_mr_lookup(sdev, stag);
+	smr = softiw_mr_lookup(pd, stag);
 	known = smr && !READ_ONCE(smr->invalid);
 	rcu_read_unlock();
 	return known;
@@ -437,7 +480,7 @@ bool softiw_mr_known(struct softiw_device *sdev, u32 stag)
 
 /**
  * softiw_mr_invalidate() - invalidate an STag
- * @sdev: the device
+ * @pd: the PD of the QP that asks; the MR must be of it
  * @stag: the STag
  * @remote: the peer asks (SEND with Invalidate): only an MR with a
  *	remote right may be invalidated so
@@ -447,20 +490,20 @@ bool softiw_mr_known(struct softiw_device *sdev, u32 stag)
  * Accesses already checked finish.
  *
  * Context: any context.
- * Return: 0, -ENOENT if @stag names no valid MR, -EACCES if @remote and
+ * Return: 0, -ENOENT if @stag names no valid MR of @pd, -EACCES if @remote and
  * the MR has no remote right.
  */
-int softiw_mr_invalidate(struct softiw_device *sdev, u32 stag, bool remote)
+int softiw_mr_invalidate(const struct ib_pd *pd, u32 stag, bool remote)
 {
 	struct softiw_mr *smr;
 	int ret = -ENOENT;
 
 	rcu_read_lock();
-	smr = softiw_mr_lookup(sdev, stag);
+	smr = softiw_mr_lookup(pd, stag);
 	if (smr && !READ_ONCE(smr->invalid)) {
 		ret = 0;
-		if (remote && !(smr->access & (KIWI_ACCESS_REMOTE_READ |
-					       KIWI_ACCESS_REMOTE_WRITE)))
+		if (remote && !(smr->access & (IB_ACCESS_REMOTE_READ |
+					       IB_ACCESS_REMOTE_WRITE)))
 			ret = -EACCES;
 		else
 			WRITE_ONCE(smr->invalid, true);

@@ -12,8 +12,9 @@
  * path's feet and every one completes exactly once.
  *
  * Flush rules (Documentation/softiw.rst, "QP states and flush"): a work
- * request posted to a QP in ERROR completes at once with -ECANCELED; the
- * move to ERROR completes every queued one with -ECANCELED before
+ * request posted to a QP in ERROR completes at once with
+ * IB_WC_WR_FLUSH_ERR; the move to ERROR completes every queued one with
+ * IB_WC_WR_FLUSH_ERR before
  * modify_qp (or destroy_qp) returns. Between the move and the flush
  * (which waits for the endpoint's mutex) posts are still queued, so that
  * they complete after the older requests, never ahead of them.
@@ -79,11 +80,11 @@ static int softiw_wq_init(struct softiw_wq *wq, u32 size, u32 max_sge)
 	return wq->wqe ? 0 : -ENOMEM;
 }
 
-struct kiwi_qp *softiw_create_qp(struct kiwi_device *kdev,
-				 const struct kiwi_qp_init_attr *init)
+struct ib_qp *softiw_create_qp(struct ib_pd *pd,
+			       const struct ib_qp_init_attr *init)
 {
-	struct softiw_device *sdev = softiw_dev(kdev);
-	const struct kiwi_qp_cap *cap = &init->cap;
+	struct softiw_device *sdev = softiw_dev(pd->device);
+	const struct ib_qp_cap *cap = &init->cap;
 	struct softiw_qp *sqp;
 	u32 qpn;
 	int ret;
@@ -95,7 +96,7 @@ struct kiwi_qp *softiw_create_qp(struct kiwi_device *kdev,
 	sqp->sdev = sdev;
 	refcount_set(&sqp->ref, 1);
 	spin_lock_init(&sqp->lock);
-	sqp->state = KIWI_QPS_IDLE;
+	sqp->state = IB_QPS_INIT;
 	ret = softiw_wq_init(&sqp->sq, cap->max_send_wr, cap->max_send_sge);
 	if (ret)
 		goto free_qp;
@@ -109,13 +110,15 @@ struct kiwi_qp *softiw_create_qp(struct kiwi_device *kdev,
 	 */
 	sqp->qp.send_cq = init->send_cq;
 	sqp->qp.recv_cq = init->recv_cq;
+	sqp->qp.pd = pd;
+	sqp->qp.sq_sig_type = init->sq_sig_type;
 	ret = xa_alloc(&sdev->qps, &qpn, sqp,
 		       XA_LIMIT(1, SOFTIW_MAX_QP), GFP_KERNEL);
 	if (ret) {
 		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto free_qp;
 	}
-	sqp->qp.qpn = qpn;
+	sqp->qp.qp_num = qpn;
 	return &sqp->qp;
 
 free_qp:
@@ -127,12 +130,12 @@ free_qp:
  * The moves a ULP (or the core for it) may ask for: any state to ERROR,
  * a connected QP to CLOSING. RTS and TERMINATE are the endpoint's to set.
  */
-static bool softiw_qp_move_ok(enum kiwi_qp_state from, enum kiwi_qp_state to)
+static bool softiw_qp_move_ok(enum ib_qp_state from, enum ib_qp_state to)
 {
-	if (to == KIWI_QPS_ERROR)
+	if (to == IB_QPS_ERR)
 		return true;
-	return to == KIWI_QPS_CLOSING &&
-	       (from == KIWI_QPS_RTS || from == KIWI_QPS_CLOSING);
+	return to == IB_QPS_SQD &&
+	       (from == IB_QPS_RTS || from == IB_QPS_SQD);
 }
 
 static struct softiw_cq *softiw_wq_cq(struct softiw_qp *sqp,
@@ -142,17 +145,17 @@ static struct softiw_cq *softiw_wq_cq(struct softiw_qp *sqp,
 }
 
 /* The completion opcode of a send queue work request. */
-static enum kiwi_wc_opcode softiw_wc_opcode(u8 opcode)
+static enum ib_wc_opcode softiw_wc_opcode(u8 opcode)
 {
 	switch (opcode) {
-	case KIWI_WR_RDMA_WRITE:
-		return KIWI_WC_RDMA_WRITE;
-	case KIWI_WR_RDMA_READ:
-		return KIWI_WC_RDMA_READ;
-	case KIWI_WR_LOCAL_INV:
-		return KIWI_WC_LOCAL_INV;
+	case IB_WR_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
 	default:
-		return KIWI_WC_SEND;
+		return IB_WC_SEND;
 	}
 }
 
@@ -161,28 +164,29 @@ static enum kiwi_wc_opcode softiw_wc_opcode(u8 opcode)
  * @inv_rkey: a RECV's SEND with Invalidate invalidated this STag, or NULL.
  */
 static int softiw_wq_report(struct softiw_qp *sqp, struct softiw_wq *wq,
-			    u64 wr_id, u8 opcode, u8 flags, int status,
+			    u64 wr_id, u8 opcode, u8 flags,
+			    enum ib_wc_status status,
 			    u32 byte_len, bool solicited, const u32 *inv_rkey)
 {
-	struct kiwi_wc wc = {
+	struct ib_wc wc = {
 		.wr_id = wr_id, .status = status, .qp = &sqp->qp,
 		.byte_len = byte_len,
 	};
 
 	if (inv_rkey) {
-		wc.wc_flags = KIWI_WC_WITH_INVALIDATE;
-		wc.invalidate_rkey = *inv_rkey;
+		wc.wc_flags = IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = *inv_rkey;
 	}
 
 	lockdep_assert_held(&sqp->lock);
 	if (wq == &sqp->sq) {
-		if (!status && !(flags & KIWI_SEND_SIGNALED))
+		if (!status && !(flags & IB_SEND_SIGNALED))
 			return 0;
 		wc.opcode = softiw_wc_opcode(opcode);
-		if (wc.opcode != KIWI_WC_RDMA_READ)
+		if (wc.opcode != IB_WC_RDMA_READ)
 			wc.byte_len = 0;
 	} else {
-		wc.opcode = KIWI_WC_RECV;
+		wc.opcode = IB_WC_RECV;
 	}
 	return softiw_cq_push(softiw_wq_cq(sqp, wq), &wc, solicited);
 }
@@ -197,7 +201,7 @@ static u32 softiw_wq_flush(struct softiw_qp *sqp, struct softiw_wq *wq)
 	while (wq->count) {
 		wqe = softiw_wq_at(wq, wq->head);
 		softiw_wq_report(sqp, wq, wqe->wr_id, wqe->opcode, wqe->flags,
-				 -ECANCELED, 0, false, NULL);
+				 IB_WC_WR_FLUSH_ERR, 0, false, NULL);
 		wq->head = (wq->head + 1) % wq->size;
 		wq->count--;
 	}
@@ -216,8 +220,8 @@ static void softiw_qp_notify(struct softiw_qp *sqp)
  * softiw_qp_flush() - move a QP to ERROR and flush both its queues
  * @sqp: the QP
  *
- * Every queued work request completes with -ECANCELED (send requests
- * too when unsignaled), oldest first, and the completion handlers due
+ * Every queued work request completes with IB_WC_WR_FLUSH_ERR (send
+ * requests too when unsignaled), oldest first, and the completion handlers due
  * are called. With nothing queued the CQs are not touched: a destroyed
  * QP may outlive its CQs while its connection winds down.
  *
@@ -232,7 +236,7 @@ void softiw_qp_flush(struct softiw_qp *sqp)
 	spin_lock_irqsave(&sqp->lock, flags);
 	if (sqp->cep)
 		lockdep_assert_held(&sqp->cep->lock);
-	sqp->state = KIWI_QPS_ERROR;
+	sqp->state = IB_QPS_ERR;
 	sqp->flush_pending = false;
 	n = softiw_wq_flush(sqp, &sqp->sq);
 	n += softiw_wq_flush(sqp, &sqp->rq);
@@ -246,14 +250,14 @@ void softiw_qp_flush(struct softiw_qp *sqp)
  * which shuts the stream down (CLOSING) or resets it (ERROR).
  */
 static void softiw_qp_set_state(struct softiw_qp *sqp,
-				enum kiwi_qp_state state)
+				enum ib_qp_state state)
 {
 	lockdep_assert_held(&sqp->lock);
 	sqp->state = state;
 	if (!sqp->cep ||
-	    (state != KIWI_QPS_CLOSING && state != KIWI_QPS_ERROR))
+	    (state != IB_QPS_SQD && state != IB_QPS_ERR))
 		return;
-	if (sqp->cep->close_req != KIWI_QPS_ERROR)
+	if (sqp->cep->close_req != IB_QPS_ERR)
 		WRITE_ONCE(sqp->cep->close_req, state);
 	softiw_cep_request_close(sqp->cep);
 }
@@ -273,14 +277,14 @@ static void softiw_qp_flush_sync(struct softiw_qp *sqp,
 }
 
 /* Returns the bound endpoint, referenced, if the QP just went to ERROR. */
-static int softiw_qp_move(struct softiw_qp *sqp, enum kiwi_qp_state state,
+static int softiw_qp_move(struct softiw_qp *sqp, enum ib_qp_state state,
 			  struct softiw_cep **cep)
 {
 	lockdep_assert_held(&sqp->lock);
 	if (!softiw_qp_move_ok(sqp->state, state))
 		return -EINVAL;
 	softiw_qp_set_state(sqp, state);
-	if (state == KIWI_QPS_ERROR && sqp->cep) {
+	if (state == IB_QPS_ERR && sqp->cep) {
 		sqp->flush_pending = true;
 		refcount_inc(&sqp->cep->ref);
 		*cep = sqp->cep;
@@ -288,7 +292,7 @@ static int softiw_qp_move(struct softiw_qp *sqp, enum kiwi_qp_state state,
 	return 0;
 }
 
-int softiw_modify_qp(struct kiwi_qp *qp, const struct kiwi_qp_attr *attr,
+int softiw_modify_qp(struct ib_qp *qp, const struct ib_qp_attr *attr,
 		     int mask)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
@@ -297,16 +301,16 @@ int softiw_modify_qp(struct kiwi_qp *qp, const struct kiwi_qp_attr *attr,
 	int ret = 0;
 
 	might_sleep();
-	if (mask & ~(KIWI_QP_ATTR_STATE | KIWI_QP_ATTR_ACCESS))
+	if (mask & ~(IB_QP_STATE | IB_QP_ACCESS_FLAGS))
 		return -EINVAL;
 	spin_lock_irqsave(&sqp->lock, flags);
-	if (mask & KIWI_QP_ATTR_STATE)
+	if (mask & IB_QP_STATE)
 		ret = softiw_qp_move(sqp, attr->qp_state, &cep);
-	if (!ret && (mask & KIWI_QP_ATTR_ACCESS))
-		WRITE_ONCE(sqp->access, attr->access);
+	if (!ret && (mask & IB_QP_ACCESS_FLAGS))
+		WRITE_ONCE(sqp->access, attr->qp_access_flags);
 	spin_unlock_irqrestore(&sqp->lock, flags);
-	if (!ret && (mask & KIWI_QP_ATTR_STATE) &&
-	    attr->qp_state == KIWI_QPS_ERROR)
+	if (!ret && (mask & IB_QP_STATE) &&
+	    attr->qp_state == IB_QPS_ERR)
 		softiw_qp_flush_sync(sqp, cep);
 	return ret;
 }
@@ -320,43 +324,43 @@ static void softiw_qp_let_close(struct softiw_qp *sqp,
 				struct softiw_cep **cep)
 {
 	lockdep_assert_held(&sqp->lock);
-	sqp->state = KIWI_QPS_ERROR;
+	sqp->state = IB_QPS_ERR;
 	sqp->flush_pending = true;
 	refcount_inc(&sqp->cep->ref);
 	*cep = sqp->cep;
 	softiw_cep_request_close(sqp->cep);
 }
 
-void softiw_destroy_qp(struct kiwi_qp *qp)
+void softiw_destroy_qp(struct ib_qp *qp)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
 	struct softiw_cep *cep = NULL;
 	unsigned long flags;
 
 	might_sleep();
-	xa_erase(&sqp->sdev->qps, qp->qpn);
+	xa_erase(&sqp->sdev->qps, qp->qp_num);
 	spin_lock_irqsave(&sqp->lock, flags);
-	if (sqp->state == KIWI_QPS_CLOSING && sqp->cep &&
-	    READ_ONCE(sqp->cep->close_req) == KIWI_QPS_CLOSING)
+	if (sqp->state == IB_QPS_SQD && sqp->cep &&
+	    READ_ONCE(sqp->cep->close_req) == IB_QPS_SQD)
 		softiw_qp_let_close(sqp, &cep);
 	else
-		softiw_qp_move(sqp, KIWI_QPS_ERROR, &cep);
+		softiw_qp_move(sqp, IB_QPS_ERR, &cep);
 	spin_unlock_irqrestore(&sqp->lock, flags);
 	softiw_qp_flush_sync(sqp, cep);
 	softiw_qp_put(sqp);
 }
 
-void softiw_add_ref(struct kiwi_qp *qp)
+void softiw_add_ref(struct ib_qp *qp)
 {
 	refcount_inc(&softiw_qp(qp)->ref);
 }
 
-void softiw_rem_ref(struct kiwi_qp *qp)
+void softiw_rem_ref(struct ib_qp *qp)
 {
 	softiw_qp_put(softiw_qp(qp));
 }
 
-struct kiwi_qp *softiw_get_qp(struct kiwi_device *kdev, u32 qpn)
+struct ib_qp *softiw_get_qp(struct ib_device *kdev, u32 qpn)
 {
 	struct softiw_qp *sqp = xa_load(&softiw_dev(kdev)->qps, qpn);
 
@@ -365,14 +369,14 @@ struct kiwi_qp *softiw_get_qp(struct kiwi_device *kdev, u32 qpn)
 
 /* Resolve a work request's SGEs into @wqe; the total must fit a message. */
 static int softiw_wqe_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
-			   const struct kiwi_sge *sg, int num_sge, u32 access,
+			   const struct ib_sge *sg, int num_sge, u32 access,
 			   u32 max_len)
 {
 	u64 len = 0;
 	int i, ret;
 
 	for (i = 0; i < num_sge; i++) {
-		ret = softiw_mr_resolve(sqp->sdev, &sg[i], access,
+		ret = softiw_mr_resolve(sqp->qp.pd, &sg[i], access,
 					&wqe->buf[i]);
 		if (ret)
 			return ret;
@@ -397,7 +401,7 @@ static struct softiw_wqe *softiw_wq_slot(struct softiw_wq *wq)
 static bool softiw_qp_flushed(struct softiw_qp *sqp)
 {
 	lockdep_assert_held(&sqp->lock);
-	return sqp->state == KIWI_QPS_ERROR && !sqp->flush_pending;
+	return sqp->state == IB_QPS_ERR && !sqp->flush_pending;
 }
 
 /*
@@ -405,43 +409,43 @@ static bool softiw_qp_flushed(struct softiw_qp *sqp)
  * WRITE reads and an RDMA READ writes up to 4 GiB - 1 of local memory.
  */
 static int softiw_sq_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
-			  const struct kiwi_send_wr *wr)
+			  const struct ib_send_wr *wr)
 {
 	switch (wr->opcode) {
-	case KIWI_WR_SEND:
-	case KIWI_WR_SEND_WITH_INV:
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_INV:
 		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge, 0,
 				       SOFTIW_MAX_MSG);
-	case KIWI_WR_LOCAL_INV:
+	case IB_WR_LOCAL_INV:
 		if (wr->num_sge)
 			return -EINVAL;
-		if (!softiw_mr_known(sqp->sdev, wr->invalidate_rkey))
+		if (!softiw_mr_known(sqp->qp.pd, wr->ex.invalidate_rkey))
 			return -EINVAL;
 		return softiw_wqe_fill(sqp, wqe, NULL, 0, 0, 0);
-	case KIWI_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE:
 		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge, 0,
 				       U32_MAX);
-	case KIWI_WR_RDMA_READ:
+	case IB_WR_RDMA_READ:
 		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge,
-				       KIWI_ACCESS_LOCAL_WRITE, U32_MAX);
+				       IB_ACCESS_LOCAL_WRITE, U32_MAX);
 	default:
 		return -EOPNOTSUPP;
 	}
 }
 
-static int softiw_sq_add(struct softiw_qp *sqp, const struct kiwi_send_wr *wr)
+static int softiw_sq_add(struct softiw_qp *sqp, const struct ib_send_wr *wr)
 {
 	struct softiw_wqe *wqe = softiw_wq_slot(&sqp->sq);
 	int ret;
 
 	lockdep_assert_held(&sqp->lock);
-	if (wr->opcode > KIWI_WR_LOCAL_INV)
-		return -EOPNOTSUPP;
+	if (wr->send_flags & ~(IB_SEND_SIGNALED | IB_SEND_SOLICITED))
+		return -EINVAL;
 	if (wr->num_sge < 0 || wr->num_sge > sqp->sq.max_sge)
 		return -EINVAL;
 	/* With ORD 0 a READ would wait forever, and all behind it. */
-	if (wr->opcode == KIWI_WR_RDMA_READ && !sqp->ord &&
-	    sqp->state == KIWI_QPS_RTS)
+	if (wr->opcode == IB_WR_RDMA_READ && !sqp->ord &&
+	    sqp->state == IB_QPS_RTS)
 		return -EINVAL;
 	if (!wqe)
 		return -ENOMEM;
@@ -450,21 +454,28 @@ static int softiw_sq_add(struct softiw_qp *sqp, const struct kiwi_send_wr *wr)
 		return ret;
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;
-	wqe->flags = wr->send_flags & (KIWI_SEND_SIGNALED |
-				       KIWI_SEND_SOLICITED);
+	wqe->flags = wr->send_flags;
+	if (sqp->qp.sq_sig_type == IB_SIGNAL_ALL_WR)
+		wqe->flags |= IB_SEND_SIGNALED;
 	wqe->done = false;
-	wqe->rkey = wr->opcode == KIWI_WR_SEND_WITH_INV ||
-		    wr->opcode == KIWI_WR_LOCAL_INV ?
-		    wr->invalidate_rkey : wr->rkey;
-	wqe->remote_addr = wr->remote_addr;
+	wqe->rkey = 0;
+	wqe->remote_addr = 0;
+	if (wr->opcode == IB_WR_SEND_WITH_INV ||
+	    wr->opcode == IB_WR_LOCAL_INV) {
+		wqe->rkey = wr->ex.invalidate_rkey;
+	} else if (wr->opcode == IB_WR_RDMA_WRITE ||
+		   wr->opcode == IB_WR_RDMA_READ) {
+		wqe->rkey = rdma_wr(wr)->rkey;
+		wqe->remote_addr = rdma_wr(wr)->remote_addr;
+	}
 	wqe->sink_stag = wr->num_sge ? wr->sg_list[0].lkey : 0;
 	wqe->sink_to = wr->num_sge ? wr->sg_list[0].addr : 0;
 	sqp->sq.count++;
 	return 0;
 }
 
-int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
-		     const struct kiwi_send_wr **bad_wr)
+int softiw_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
 	bool queued = false, flushed = false;
@@ -475,11 +486,12 @@ int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
 	for (; wr; wr = wr->next) {
 		if (softiw_qp_flushed(sqp)) {
 			softiw_wq_report(sqp, &sqp->sq, wr->wr_id, wr->opcode,
-					 0, -ECANCELED, 0, false, NULL);
+					 0, IB_WC_WR_FLUSH_ERR, 0, false,
+					 NULL);
 			flushed = true;
 			continue;
 		}
-		ret = sqp->state == KIWI_QPS_RTS || sqp->flush_pending ?
+		ret = sqp->state == IB_QPS_RTS || sqp->flush_pending ?
 		      softiw_sq_add(sqp, wr) : -ENOTCONN;
 		if (ret)
 			break;
@@ -495,7 +507,7 @@ int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
 	return ret;
 }
 
-static int softiw_rq_add(struct softiw_qp *sqp, const struct kiwi_recv_wr *wr)
+static int softiw_rq_add(struct softiw_qp *sqp, const struct ib_recv_wr *wr)
 {
 	struct softiw_wqe *wqe = softiw_wq_slot(&sqp->rq);
 	int ret;
@@ -506,7 +518,7 @@ static int softiw_rq_add(struct softiw_qp *sqp, const struct kiwi_recv_wr *wr)
 	if (!wqe)
 		return -ENOMEM;
 	ret = softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge,
-			      KIWI_ACCESS_LOCAL_WRITE, U32_MAX);
+			      IB_ACCESS_LOCAL_WRITE, U32_MAX);
 	if (ret)
 		return ret;
 	wqe->wr_id = wr->wr_id;
@@ -515,8 +527,8 @@ static int softiw_rq_add(struct softiw_qp *sqp, const struct kiwi_recv_wr *wr)
 	return 0;
 }
 
-int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
-		     const struct kiwi_recv_wr **bad_wr)
+int softiw_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
 	bool flushed = false;
@@ -527,7 +539,7 @@ int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
 	for (; wr; wr = wr->next) {
 		if (softiw_qp_flushed(sqp)) {
 			softiw_wq_report(sqp, &sqp->rq, wr->wr_id, 0, 0,
-					 -ECANCELED, 0, false, NULL);
+					 IB_WC_WR_FLUSH_ERR, 0, false, NULL);
 			flushed = true;
 			continue;
 		}
@@ -560,7 +572,7 @@ struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq)
 	unsigned long flags;
 
 	spin_lock_irqsave(&sqp->lock, flags);
-	if (wq->count && sqp->state != KIWI_QPS_ERROR)
+	if (wq->count && sqp->state != IB_QPS_ERR)
 		wqe = softiw_wq_at(wq, wq->head);
 	spin_unlock_irqrestore(&sqp->lock, flags);
 	return wqe;
@@ -570,7 +582,7 @@ struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq)
  * softiw_wq_complete() - complete the oldest work request of a queue
  * @sqp: the QP
  * @wq: its send or receive queue
- * @status: 0 or a negative errno
+ * @status: how it ended
  * @byte_len: receive: bytes placed
  * @solicited: receive: the message asked for a solicited event
  * @inv_rkey: receive: the STag the message invalidated, or NULL
@@ -580,7 +592,7 @@ struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq)
  * -EOVERFLOW if the CQ had no room: the caller moves the QP to ERROR.
  */
 int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
-		       int status, u32 byte_len, bool solicited,
+		       enum ib_wc_status status, u32 byte_len, bool solicited,
 		       const u32 *inv_rkey)
 {
 	struct softiw_wqe *wqe;
@@ -589,7 +601,7 @@ int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	lockdep_assert_held(&sqp->cep->lock);
-	if (wq->count && sqp->state != KIWI_QPS_ERROR) {
+	if (wq->count && sqp->state != IB_QPS_ERR) {
 		wqe = softiw_wq_at(wq, wq->head);
 		ret = softiw_wq_report(sqp, wq, wqe->wr_id, wqe->opcode,
 				       wqe->flags, status, byte_len,
@@ -620,7 +632,7 @@ struct softiw_wqe *softiw_sq_next(struct softiw_qp *sqp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&sqp->lock, flags);
-	if (sq->sent < sq->count && sqp->state != KIWI_QPS_ERROR)
+	if (sq->sent < sq->count && sqp->state != IB_QPS_ERR)
 		wqe = softiw_wq_at(sq, sq->head + sq->sent);
 	spin_unlock_irqrestore(&sqp->lock, flags);
 	return wqe;
@@ -643,9 +655,9 @@ struct softiw_wqe *softiw_sq_read(struct softiw_qp *sqp)
 	u32 i;
 
 	spin_lock_irqsave(&sqp->lock, flags);
-	for (i = 0; i < sq->sent && sqp->state != KIWI_QPS_ERROR; i++) {
+	for (i = 0; i < sq->sent && sqp->state != IB_QPS_ERR; i++) {
 		w = softiw_wq_at(sq, sq->head + i);
-		if (w->opcode == KIWI_WR_RDMA_READ && !w->done) {
+		if (w->opcode == IB_WR_RDMA_READ && !w->done) {
 			wqe = w;
 			break;
 		}
@@ -674,7 +686,7 @@ bool softiw_sq_has_read(struct softiw_qp *sqp)
 	spin_lock_irqsave(&sqp->lock, flags);
 	for (i = 0; i < sq->count && !found; i++) {
 		w = softiw_wq_at(sq, sq->head + i);
-		found = w->opcode == KIWI_WR_RDMA_READ && !w->done;
+		found = w->opcode == IB_WR_RDMA_READ && !w->done;
 	}
 	spin_unlock_irqrestore(&sqp->lock, flags);
 	return found;
@@ -691,7 +703,8 @@ static int softiw_sq_retire(struct softiw_qp *sqp, bool *reported)
 	while (sq->count && softiw_wq_at(sq, sq->head)->done) {
 		wqe = softiw_wq_at(sq, sq->head);
 		if (softiw_wq_report(sqp, sq, wqe->wr_id, wqe->opcode,
-				     wqe->flags, 0, wqe->len, false, NULL))
+				     wqe->flags, IB_WC_SUCCESS, wqe->len, false,
+				     NULL))
 			ret = -EOVERFLOW;
 		*reported = true;
 		sq->head = (sq->head + 1) % sq->size;
@@ -714,10 +727,10 @@ static int softiw_sq_update(struct softiw_qp *sqp, struct softiw_wqe *wqe,
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	lockdep_assert_held(&sqp->cep->lock);
-	if (sqp->state != KIWI_QPS_ERROR) {
+	if (sqp->state != IB_QPS_ERR) {
 		if (sent)
 			sqp->sq.sent++;
-		if (!sent || wqe->opcode != KIWI_WR_RDMA_READ)
+		if (!sent || wqe->opcode != IB_WR_RDMA_READ)
 			wqe->done = true;
 		ret = softiw_sq_retire(sqp, &reported);
 	}
@@ -764,10 +777,10 @@ int softiw_sq_read_done(struct softiw_qp *sqp, struct softiw_wqe *wqe)
  * Context: any context.
  * Return: the state.
  */
-enum kiwi_qp_state softiw_qp_state(struct softiw_qp *sqp)
+enum ib_qp_state softiw_qp_state(struct softiw_qp *sqp)
 {
 	unsigned long flags;
-	enum kiwi_qp_state state;
+	enum ib_qp_state state;
 
 	spin_lock_irqsave(&sqp->lock, flags);
 	state = sqp->state;
@@ -782,7 +795,7 @@ enum kiwi_qp_state softiw_qp_state(struct softiw_qp *sqp)
  * Context: any context.
  * Return: the state.
  */
-enum kiwi_qp_state kiwi_softiw_qp_state(struct kiwi_qp *qp)
+enum ib_qp_state kiwi_softiw_qp_state(struct ib_qp *qp)
 {
 	return softiw_qp_state(softiw_qp(qp));
 }
@@ -796,7 +809,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_state);
  * Return: the longest ULPDU the QP sends in one FPDU, 0 before it was
  * connected.
  */
-u16 kiwi_softiw_qp_mulpdu(struct kiwi_qp *qp)
+u16 kiwi_softiw_qp_mulpdu(struct ib_qp *qp)
 {
 	return READ_ONCE(softiw_qp(qp)->mulpdu);
 }
@@ -809,7 +822,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_mulpdu);
  * Context: any context.
  * Return: their number.
  */
-u64 kiwi_softiw_qp_tx_fpdus(struct kiwi_qp *qp)
+u64 kiwi_softiw_qp_tx_fpdus(struct ib_qp *qp)
 {
 	return READ_ONCE(softiw_qp(qp)->tx_fpdus);
 }
@@ -823,7 +836,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_tx_fpdus);
  * Context: any context.
  * Return: their number.
  */
-u64 kiwi_softiw_qp_rx_busy(struct kiwi_qp *qp)
+u64 kiwi_softiw_qp_rx_busy(struct ib_qp *qp)
 {
 	return READ_ONCE(softiw_qp(qp)->rx_busy);
 }
@@ -837,7 +850,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_rx_busy);
  * Context: any context.
  * Return: true if the peer sent a TERMINATE.
  */
-bool kiwi_softiw_qp_terminate(struct kiwi_qp *qp, u32 *ctrl)
+bool kiwi_softiw_qp_terminate(struct ib_qp *qp, u32 *ctrl)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
 	unsigned long flags;
@@ -862,7 +875,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_terminate);
  *
  * Context: any context.
  */
-void kiwi_softiw_qp_depths(struct kiwi_qp *qp, u16 *ird, u16 *ord)
+void kiwi_softiw_qp_depths(struct ib_qp *qp, u16 *ird, u16 *ord)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
 	unsigned long flags;

@@ -77,6 +77,8 @@ static int softiw_rx_tagged_error(struct softiw_rx *rx, u8 ecode)
 static u8 softiw_ddp_access_ecode(int err)
 {
 	switch (err) {
+	case -EPERM:
+		return SOFTIW_TERM_DDP_T_STAG_QP;
 	case -ERANGE:
 		return SOFTIW_TERM_DDP_T_BOUNDS;
 	case -EOVERFLOW:
@@ -97,6 +99,8 @@ static u8 softiw_ddp_access_ecode(int err)
 u8 softiw_rdmap_access_ecode(int err)
 {
 	switch (err) {
+	case -EPERM:
+		return SOFTIW_TERM_RDMAP_STAG_QP;
 	case -ERANGE:
 		return SOFTIW_TERM_RDMAP_BOUNDS;
 	case -EOVERFLOW:
@@ -178,7 +182,7 @@ static int softiw_rx_begin_send(struct softiw_cep *cep)
 	if (!rx->wqe) {
 		rx->wqe = softiw_wq_peek(sqp, &sqp->rq);
 		/* In ERROR the ULP ended the connection: not the peer's fault. */
-		if (!rx->wqe && softiw_qp_state(sqp) == KIWI_QPS_ERROR)
+		if (!rx->wqe && softiw_qp_state(sqp) == IB_QPS_ERR)
 			return -ECONNABORTED;
 		if (!rx->wqe)
 			return softiw_rx_untagged_error(rx,
@@ -189,8 +193,8 @@ static int softiw_rx_begin_send(struct softiw_cep *cep)
 		return softiw_rx_untagged_error(rx, SOFTIW_TERM_DDP_U_INV_MO);
 	if (rx->left > rx->wqe->len - rx->mo) {
 		/* The RECV learns why; the TERMINATE tells the peer. */
-		ret = softiw_wq_complete(sqp, &sqp->rq, -EMSGSIZE, 0, false,
-					 NULL);
+		ret = softiw_wq_complete(sqp, &sqp->rq, IB_WC_LOC_LEN_ERR, 0,
+					 false, NULL);
 		rx->wqe = NULL;
 		if (ret == -EOVERFLOW)
 			return ret;
@@ -229,10 +233,10 @@ static int softiw_rx_begin_write(struct softiw_cep *cep)
 	struct softiw_mr *smr;
 	u64 off;
 
-	if (!softiw_rx_qp_allows(cep, KIWI_ACCESS_REMOTE_WRITE))
+	if (!softiw_rx_qp_allows(cep, IB_ACCESS_REMOTE_WRITE))
 		return softiw_rx_qp_refuse(rx);
-	smr = softiw_mr_get_remote(cep->sdev, rx->h.stag, rx->h.to, rx->left,
-				   KIWI_ACCESS_REMOTE_WRITE, &off);
+	smr = softiw_mr_get_remote(cep->qp->qp.pd, rx->h.stag, rx->h.to,
+				   rx->left, IB_ACCESS_REMOTE_WRITE, &off);
 	if (IS_ERR(smr))
 		return softiw_rx_tagged_error(rx,
 				softiw_ddp_access_ecode(PTR_ERR(smr)));
@@ -250,7 +254,7 @@ static int softiw_rx_begin_rresp(struct softiw_cep *cep)
 	struct softiw_qp *sqp = cep->qp;
 	struct softiw_wqe *wqe = softiw_sq_read(sqp);
 
-	if (!wqe && softiw_qp_state(sqp) == KIWI_QPS_ERROR)
+	if (!wqe && softiw_qp_state(sqp) == IB_QPS_ERR)
 		return -ECONNABORTED;
 	/* Nothing asked for it: not a buffer error but a broken peer. */
 	if (!wqe)
@@ -386,8 +390,9 @@ static int softiw_rx_place(struct softiw_cep *cep, u32 want, u32 *budget)
 	u64 mo;
 	int ret;
 
-	smr = softiw_mr_get_remote(cep->sdev, rx->h.stag, rx->h.to + off, want,
-				   KIWI_ACCESS_REMOTE_WRITE, &mo);
+	smr = softiw_mr_get_remote(cep->qp->qp.pd, rx->h.stag,
+				   rx->h.to + off, want, IB_ACCESS_REMOTE_WRITE,
+				   &mo);
 	if (IS_ERR(smr))
 		return softiw_rx_tagged_error(rx,
 				softiw_ddp_access_ecode(PTR_ERR(smr)));
@@ -442,8 +447,8 @@ static int softiw_rx_terminated(struct softiw_cep *cep)
 	spin_lock_irqsave(&sqp->lock, flags);
 	sqp->term_rcvd = true;
 	sqp->term_ctrl = get_unaligned_be32(cep->rx.term);
-	if (sqp->state != KIWI_QPS_ERROR)
-		sqp->state = KIWI_QPS_TERMINATE;
+	if (sqp->state != IB_QPS_ERR)
+		sqp->state = IB_QPS_SQE;
 	spin_unlock_irqrestore(&sqp->lock, flags);
 	return -ECONNRESET;
 }
@@ -463,13 +468,13 @@ static int softiw_rx_send_done(struct softiw_cep *cep)
 		   op == SOFTIW_RDMAP_SEND_SE_INV;
 	int ret;
 
-	if (inv && softiw_mr_invalidate(cep->sdev, rx->h.stag, true))
+	if (inv && softiw_mr_invalidate(cep->qp->qp.pd, rx->h.stag, true))
 		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
 					SOFTIW_TERM_RDMAP_PROTECTION,
 					SOFTIW_TERM_RDMAP_NO_INV);
 	rx->wqe = NULL;
 	rx->msn++;
-	ret = softiw_wq_complete(sqp, &sqp->rq, 0, rx->mo, se,
+	ret = softiw_wq_complete(sqp, &sqp->rq, IB_WC_SUCCESS, rx->mo, se,
 				 inv ? &rx->h.stag : NULL);
 	return ret == -ECANCELED ? 0 : ret;
 }
@@ -513,10 +518,10 @@ static int softiw_rx_read_request(struct softiw_cep *cep)
 		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
 					SOFTIW_TERM_RDMAP_OPERATION,
 					SOFTIW_TERM_RDMAP_STREAM);
-	if (!softiw_rx_qp_allows(cep, KIWI_ACCESS_REMOTE_READ))
+	if (!softiw_rx_qp_allows(cep, IB_ACCESS_REMOTE_READ))
 		return softiw_rx_qp_refuse(rx);
-	smr = softiw_mr_get_remote(cep->sdev, r.src_stag, r.src_to, r.len,
-				   KIWI_ACCESS_REMOTE_READ, &off);
+	smr = softiw_mr_get_remote(cep->qp->qp.pd, r.src_stag, r.src_to, r.len,
+				   IB_ACCESS_REMOTE_READ, &off);
 	if (IS_ERR(smr))
 		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
 					SOFTIW_TERM_RDMAP_PROTECTION,

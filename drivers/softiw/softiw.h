@@ -15,7 +15,7 @@
 #include <linux/xarray.h>
 
 #include <kiwi/provider.h>
-#include <kiwi/verbs.h>
+#include <rdma/ib_verbs.h>
 
 /* Limits every softiw device reports through query_device. */
 #define SOFTIW_MAX_QP		16384
@@ -24,6 +24,9 @@
 #define SOFTIW_MAX_CQ		16384
 #define SOFTIW_MAX_CQE		4096
 #define SOFTIW_MAX_MR		4096
+#define SOFTIW_MAX_PD		16384
+/* Every PD's local_dma_lkey: index 0 of the STag table is never an MR. */
+#define SOFTIW_LOCAL_DMA_LKEY	0
 /* Pieces (scatterlist entries, pages) of one MR. */
 #define SOFTIW_MAX_MR_PIECES	SZ_256K
 #define SOFTIW_MAX_IRD_ORD	128
@@ -40,7 +43,7 @@
  * @mrs: the STag table: MRs by STag index (the STag without its key byte)
  */
 struct softiw_device {
-	struct kiwi_device kdev;
+	struct ib_device kdev;
 	struct list_head node;
 	netdevice_tracker tracker;
 	struct work_struct detach_work;
@@ -87,7 +90,7 @@ struct softiw_mr_chunk {
  * @pieces: its bytes, in order of tagged offset
  * @npieces: entries at @pieces
  * @one: the piece of an MR of one piece
- * @access: KIWI_ACCESS_* rights
+ * @access: IB_ACCESS_* rights
  * @users: the STag table's reference and one per remote access in
  *	progress; deregistration waits until it is zero
  * @invalid: invalidated (LOCAL_INV, or a peer's SEND with Invalidate):
@@ -95,7 +98,7 @@ struct softiw_mr_chunk {
  * @rcu: frees it after the readers of the STag table are done
  */
 struct softiw_mr {
-	struct kiwi_mr mr;
+	struct ib_mr mr;
 	void *addr;
 	struct softiw_mr_piece *pieces;
 	u32 npieces;
@@ -119,8 +122,8 @@ struct softiw_buf {
 /**
  * struct softiw_wqe - a send or receive work request as queued
  * @wr_id: the owner's cookie
- * @opcode: send queue: &enum kiwi_wr_opcode
- * @flags: send queue: KIWI_SEND_* flags
+ * @opcode: send queue: &enum ib_wr_opcode
+ * @flags: send queue: IB_SEND_* flags
  * @nbuf: entries used at @buf
  * @done: send queue: transmitted (a READ: its response placed); it
  *	completes once every older request has
@@ -183,7 +186,7 @@ static inline struct softiw_wqe *softiw_wq_at(const struct softiw_wq *wq,
  * @ref: the creator's reference and the connection manager's pins
  * @lock: protects @state, @access, @cep, @sq and @rq; interrupts off
  * @state: current state
- * @access: access rights given with KIWI_QP_ATTR_ACCESS, none at first:
+ * @access: access rights given with IB_QP_ACCESS_FLAGS, none at first:
  *	the remote accesses its peer may make; the receiver reads it
  *	without the lock
  * @cep: the connection endpoint bound to the QP, or NULL
@@ -201,11 +204,11 @@ static inline struct softiw_wqe *softiw_wq_at(const struct softiw_wq *wq,
  * @term_ctrl: its first word, host order (its cause)
  */
 struct softiw_qp {
-	struct kiwi_qp qp;
+	struct ib_qp qp;
 	struct softiw_device *sdev;
 	refcount_t ref;
 	spinlock_t lock;	/* protects state, access, cep, sq, rq */
-	enum kiwi_qp_state state;
+	enum ib_qp_state state;
 	u32 access;
 	struct softiw_cep *cep;
 	struct softiw_wq sq;
@@ -222,19 +225,19 @@ struct softiw_qp {
 
 /**
  * struct softiw_cqe - a work completion as a CQ's ring keeps it: the
- *	fields of struct kiwi_wc without its padding (32 bytes, not 40)
+ *	fields of struct ib_wc without its padding (32 bytes, not 40)
  * @wr_id: the work request's cookie
  * @qp: the QP
- * @status: 0 or a negative errno
+ * @status: enum ib_wc_status
  * @byte_len: bytes received or read
  * @invalidate_rkey: the STag a SEND with Invalidate invalidated
- * @opcode: enum kiwi_wc_opcode
- * @wc_flags: KIWI_WC_* bits
+ * @opcode: enum ib_wc_opcode
+ * @wc_flags: IB_WC_* bits
  */
 struct softiw_cqe {
 	u64 wr_id;
-	struct kiwi_qp *qp;
-	int status;
+	struct ib_qp *qp;
+	enum ib_wc_status status;
 	u32 byte_len;
 	u32 invalidate_rkey;
 	u8 opcode;
@@ -249,12 +252,12 @@ struct softiw_cqe {
  * @size: its number of entries
  * @head: index of the oldest completion
  * @count: completions in the ring
- * @armed: 0, or KIWI_CQ_NEXT_COMP + 1 or KIWI_CQ_SOLICITED + 1
+ * @armed: 0, IB_CQ_NEXT_COMP or IB_CQ_SOLICITED
  * @notify: the completion handler is due
  * @overflow: a completion did not fit; sticky
  */
 struct softiw_cq {
-	struct kiwi_cq cq;
+	struct ib_cq cq;
 	spinlock_t lock;	/* protects the ring, armed, notify, overflow */
 	struct softiw_cqe *wc;
 	u32 size;
@@ -265,17 +268,17 @@ struct softiw_cq {
 	bool overflow;
 };
 
-static inline struct softiw_device *softiw_dev(struct kiwi_device *kdev)
+static inline struct softiw_device *softiw_dev(struct ib_device *kdev)
 {
 	return container_of(kdev, struct softiw_device, kdev);
 }
 
-static inline struct softiw_qp *softiw_qp(struct kiwi_qp *qp)
+static inline struct softiw_qp *softiw_qp(struct ib_qp *qp)
 {
 	return container_of(qp, struct softiw_qp, qp);
 }
 
-static inline struct softiw_cq *softiw_cq(struct kiwi_cq *cq)
+static inline struct softiw_cq *softiw_cq(struct ib_cq *cq)
 {
 	return container_of(cq, struct softiw_cq, cq);
 }
@@ -296,29 +299,29 @@ extern const struct kiwi_provider_ops softiw_ops;
 void softiw_qps_init(struct softiw_device *sdev);
 void softiw_qps_exit(struct softiw_device *sdev);
 void softiw_qp_put(struct softiw_qp *sqp);
-struct kiwi_qp *softiw_create_qp(struct kiwi_device *kdev,
-				 const struct kiwi_qp_init_attr *init);
-int softiw_modify_qp(struct kiwi_qp *qp, const struct kiwi_qp_attr *attr,
+struct ib_qp *softiw_create_qp(struct ib_pd *pd,
+			       const struct ib_qp_init_attr *init);
+int softiw_modify_qp(struct ib_qp *qp, const struct ib_qp_attr *attr,
 		     int mask);
-void softiw_destroy_qp(struct kiwi_qp *qp);
-void softiw_add_ref(struct kiwi_qp *qp);
-void softiw_rem_ref(struct kiwi_qp *qp);
-struct kiwi_qp *softiw_get_qp(struct kiwi_device *kdev, u32 qpn);
-int softiw_post_send(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
-		     const struct kiwi_send_wr **bad_wr);
-int softiw_post_recv(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
-		     const struct kiwi_recv_wr **bad_wr);
+void softiw_destroy_qp(struct ib_qp *qp);
+void softiw_add_ref(struct ib_qp *qp);
+void softiw_rem_ref(struct ib_qp *qp);
+struct ib_qp *softiw_get_qp(struct ib_device *kdev, u32 qpn);
+int softiw_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr);
+int softiw_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr);
 void softiw_qp_flush(struct softiw_qp *sqp);
 struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq);
 int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
-		       int status, u32 byte_len, bool solicited,
+		       enum ib_wc_status status, u32 byte_len, bool solicited,
 		       const u32 *inv_rkey);
 struct softiw_wqe *softiw_sq_next(struct softiw_qp *sqp);
 struct softiw_wqe *softiw_sq_read(struct softiw_qp *sqp);
 bool softiw_sq_has_read(struct softiw_qp *sqp);
 int softiw_sq_sent(struct softiw_qp *sqp, struct softiw_wqe *wqe);
 int softiw_sq_read_done(struct softiw_qp *sqp, struct softiw_wqe *wqe);
-enum kiwi_qp_state softiw_qp_state(struct softiw_qp *sqp);
+enum ib_qp_state softiw_qp_state(struct softiw_qp *sqp);
 
 /**
  * struct softiw_dead_peer - how a connection finds a silent peer
@@ -332,15 +335,15 @@ struct softiw_dead_peer {
 	unsigned int timeout_ms;
 };
 
-enum kiwi_qp_state kiwi_softiw_qp_state(struct kiwi_qp *qp);
-u16 kiwi_softiw_qp_mulpdu(struct kiwi_qp *qp);
-u64 kiwi_softiw_qp_tx_fpdus(struct kiwi_qp *qp);
-bool kiwi_softiw_qp_tx_buffered(struct kiwi_qp *qp);
-bool kiwi_softiw_qp_in_setup(struct kiwi_qp *qp);
-u64 kiwi_softiw_qp_rx_busy(struct kiwi_qp *qp);
-bool kiwi_softiw_qp_terminate(struct kiwi_qp *qp, u32 *ctrl);
-void kiwi_softiw_qp_depths(struct kiwi_qp *qp, u16 *ird, u16 *ord);
-bool kiwi_softiw_qp_dead_peer(struct kiwi_qp *qp,
+enum ib_qp_state kiwi_softiw_qp_state(struct ib_qp *qp);
+u16 kiwi_softiw_qp_mulpdu(struct ib_qp *qp);
+u64 kiwi_softiw_qp_tx_fpdus(struct ib_qp *qp);
+bool kiwi_softiw_qp_tx_buffered(struct ib_qp *qp);
+bool kiwi_softiw_qp_in_setup(struct ib_qp *qp);
+u64 kiwi_softiw_qp_rx_busy(struct ib_qp *qp);
+bool kiwi_softiw_qp_terminate(struct ib_qp *qp, u32 *ctrl);
+void kiwi_softiw_qp_depths(struct ib_qp *qp, u16 *ird, u16 *ord);
+bool kiwi_softiw_qp_dead_peer(struct ib_qp *qp,
 			      struct softiw_dead_peer *plan);
 
 /* socket.c */
@@ -348,26 +351,29 @@ void kiwi_softiw_dead_peer_plan(unsigned int ms, u32 rnd,
 				struct softiw_dead_peer *plan);
 
 /* cq.c */
-struct kiwi_cq *softiw_create_cq(struct kiwi_device *kdev, u32 cqe);
-void softiw_destroy_cq(struct kiwi_cq *cq);
-int softiw_poll_cq(struct kiwi_cq *cq, int num_entries, struct kiwi_wc *wc);
-int softiw_req_notify_cq(struct kiwi_cq *cq, enum kiwi_cq_notify flags);
-int softiw_cq_push(struct softiw_cq *scq, const struct kiwi_wc *wc,
+struct ib_cq *softiw_create_cq(struct ib_device *kdev,
+			       const struct ib_cq_init_attr *attr);
+void softiw_destroy_cq(struct ib_cq *cq);
+int softiw_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
+int softiw_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
+int softiw_cq_push(struct softiw_cq *scq, const struct ib_wc *wc,
 		   bool solicited);
 void softiw_cq_notify(struct softiw_cq *scq);
 
 /* mr.c */
 void softiw_mrs_init(struct softiw_device *sdev);
 void softiw_mrs_exit(struct softiw_device *sdev);
-struct kiwi_mr *softiw_reg_kernel_mr(struct kiwi_device *kdev, void *addr,
-				     size_t length, u32 access);
-struct kiwi_mr *softiw_reg_sg_mr(struct kiwi_device *kdev,
-				 struct scatterlist *sgl, unsigned int nents,
-				 u64 length, u64 iova, u32 access);
-void softiw_dereg_mr(struct kiwi_mr *mr);
-int softiw_mr_resolve(struct softiw_device *sdev, const struct kiwi_sge *sge,
+struct ib_pd *softiw_alloc_pd(struct ib_device *kdev);
+void softiw_dealloc_pd(struct ib_pd *pd);
+struct ib_mr *softiw_reg_kernel_mr(struct ib_pd *pd, void *addr,
+				   size_t length, u32 access);
+struct ib_mr *softiw_reg_sg_mr(struct ib_pd *pd, struct scatterlist *sgl,
+			       unsigned int nents, u64 length, u64 iova,
+			       u32 access);
+void softiw_dereg_mr(struct ib_mr *mr);
+int softiw_mr_resolve(const struct ib_pd *pd, const struct ib_sge *sge,
 		      u32 access, struct softiw_buf *buf);
-struct softiw_mr *softiw_mr_get_remote(struct softiw_device *sdev, u32 stag,
+struct softiw_mr *softiw_mr_get_remote(const struct ib_pd *pd, u32 stag,
 				       u64 to, u32 len, u32 access, u64 *off);
 void softiw_mr_map(const struct softiw_mr *smr, u64 off, u32 len,
 		   struct softiw_mr_chunk *chunk);
@@ -375,7 +381,7 @@ void softiw_mr_unmap(const struct softiw_mr_chunk *chunk);
 void softiw_mr_copy_from(const struct softiw_mr *smr, u64 off, void *dst,
 			 u32 len);
 void softiw_mr_put(struct softiw_mr *smr);
-int softiw_mr_invalidate(struct softiw_device *sdev, u32 stag, bool remote);
-bool softiw_mr_known(struct softiw_device *sdev, u32 stag);
+int softiw_mr_invalidate(const struct ib_pd *pd, u32 stag, bool remote);
+bool softiw_mr_known(const struct ib_pd *pd, u32 stag);
 
 #endif /* _KIWI_SOFTIW_H */

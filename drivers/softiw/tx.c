@@ -152,7 +152,7 @@ static int softiw_tx_buf(struct softiw_cep *cep)
  * Context: any context.
  * Return: true if the QP is connected and its transmitter has a buffer.
  */
-bool kiwi_softiw_qp_tx_buffered(struct kiwi_qp *qp)
+bool kiwi_softiw_qp_tx_buffered(struct ib_qp *qp)
 {
 	struct softiw_qp *sqp = softiw_qp(qp);
 	unsigned long flags;
@@ -229,9 +229,9 @@ static u32 softiw_tx_room(const struct softiw_tx *tx, u32 len, u32 hlen)
 /* The RDMAP opcode of a SEND work request. */
 static u8 softiw_tx_send_opcode(const struct softiw_wqe *wqe)
 {
-	bool se = wqe->flags & KIWI_SEND_SOLICITED;
+	bool se = wqe->flags & IB_SEND_SOLICITED;
 
-	if (wqe->opcode == KIWI_WR_SEND_WITH_INV)
+	if (wqe->opcode == IB_WR_SEND_WITH_INV)
 		return se ? SOFTIW_RDMAP_SEND_SE_INV : SOFTIW_RDMAP_SEND_INV;
 	return se ? SOFTIW_RDMAP_SEND_SE : SOFTIW_RDMAP_SEND;
 }
@@ -248,7 +248,7 @@ static void softiw_tx_frame_send(struct softiw_cep *cep,
 	struct kiwi_softiw_ddp_hdr h = {
 		.ulpdu_len = SOFTIW_UNTAGGED_HLEN - SOFTIW_MPA_LEN_SIZE + n,
 		.opcode = softiw_tx_send_opcode(wqe),
-		.stag = wqe->opcode == KIWI_WR_SEND_WITH_INV ? wqe->rkey : 0,
+		.stag = wqe->opcode == IB_WR_SEND_WITH_INV ? wqe->rkey : 0,
 		.last = tx->mo + n == wqe->len,
 		.qn = SOFTIW_DDP_QN_SEND,
 		.msn = tx->msn,
@@ -376,9 +376,9 @@ static int softiw_tx_frame_rresp(struct softiw_cep *cep)
 	u64 off;
 
 	if (n) {
-		smr = softiw_mr_get_remote(cep->sdev, r->src_stag,
+		smr = softiw_mr_get_remote(cep->qp->qp.pd, r->src_stag,
 					   r->src_to + tx->mo, n,
-					   KIWI_ACCESS_REMOTE_READ, &off);
+					   IB_ACCESS_REMOTE_READ, &off);
 		if (IS_ERR(smr))
 			return softiw_tx_refuse(cep, r, PTR_ERR(smr));
 		softiw_mr_copy_from(smr, off, tx->buf + hlen, n);
@@ -399,7 +399,7 @@ static int softiw_tx_local_inv(struct softiw_cep *cep)
 	struct softiw_wqe *wqe = cep->tx.wqe;
 	int ret;
 
-	softiw_mr_invalidate(cep->sdev, wqe->rkey, false);
+	softiw_mr_invalidate(cep->qp->qp.pd, wqe->rkey, false);
 	cep->tx.wqe = NULL;
 	ret = softiw_sq_sent(cep->qp, wqe);
 	return ret == -ECANCELED ? 0 : ret;
@@ -414,7 +414,7 @@ static struct softiw_wqe *softiw_tx_next_wqe(const struct softiw_tx *tx,
 {
 	struct softiw_wqe *wqe = softiw_sq_next(sqp);
 
-	if (wqe && wqe->opcode == KIWI_WR_RDMA_READ && tx->reads >= tx->ord)
+	if (wqe && wqe->opcode == IB_WR_RDMA_READ && tx->reads >= tx->ord)
 		return NULL;
 	return wqe;
 }
@@ -428,10 +428,10 @@ static int softiw_tx_frame(struct softiw_cep *cep)
 {
 	struct softiw_tx *tx = &cep->tx;
 	struct softiw_qp *sqp = cep->qp;
-	enum kiwi_qp_state state = softiw_qp_state(sqp);
+	enum ib_qp_state state = softiw_qp_state(sqp);
 	struct softiw_wqe *wqe;
 
-	if (state == KIWI_QPS_ERROR || state == KIWI_QPS_TERMINATE)
+	if (state == IB_QPS_ERR || state == IB_QPS_SQE)
 		return -ENODATA;
 	if (!tx->wqe && !tx->rresp) {
 		wqe = softiw_tx_next_wqe(tx, sqp);
@@ -448,13 +448,13 @@ static int softiw_tx_frame(struct softiw_cep *cep)
 		return -ENOMEM;
 	if (tx->rresp)
 		return softiw_tx_frame_rresp(cep);
-	if (tx->wqe->opcode == KIWI_WR_LOCAL_INV)
+	if (tx->wqe->opcode == IB_WR_LOCAL_INV)
 		return softiw_tx_local_inv(cep);
 	switch (tx->wqe->opcode) {
-	case KIWI_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE:
 		softiw_tx_frame_write(cep, tx->wqe);
 		break;
-	case KIWI_WR_RDMA_READ:
+	case IB_WR_RDMA_READ:
 		softiw_tx_frame_read(cep, tx->wqe);
 		break;
 	default:
@@ -486,10 +486,10 @@ static int softiw_tx_done(struct softiw_cep *cep)
 		return 0;
 	}
 	tx->wqe = NULL;
-	if (wqe->opcode == KIWI_WR_SEND ||
-	    wqe->opcode == KIWI_WR_SEND_WITH_INV)
+	if (wqe->opcode == IB_WR_SEND ||
+	    wqe->opcode == IB_WR_SEND_WITH_INV)
 		tx->msn++;
-	if (wqe->opcode == KIWI_WR_RDMA_READ) {
+	if (wqe->opcode == IB_WR_RDMA_READ) {
 		tx->rreq_msn++;
 		tx->reads++;
 	}

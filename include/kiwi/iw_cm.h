@@ -17,7 +17,7 @@
  * kiwi modules changes, so that modules built from different kiwi trees
  * refuse to bind rather than misread each other's memory.
  */
-#define KIWI_ABI_VERSION 2
+#define KIWI_ABI_VERSION 3
 
 /* RFC 5044 caps MPA private data at 512 bytes. */
 #define KIWI_CM_MAX_PRIVATE_DATA 512
@@ -26,7 +26,7 @@
 /* Pending connect requests per listener when listen() is given 0. */
 #define KIWI_CM_DEFAULT_BACKLOG 128
 
-struct kiwi_device;
+struct ib_device;
 struct kiwi_cm_id;
 
 /**
@@ -196,7 +196,7 @@ struct kiwi_iwarp_opts {
  * read everything and write @provider_data; nothing else is writable.
  */
 struct kiwi_cm_id {
-	struct kiwi_device *device;
+	struct ib_device *device;
 	kiwi_cm_handler handler;
 	void *context;
 	void *provider_data;
@@ -250,11 +250,11 @@ enum kiwi_cm_disconnect_mode {
 	KIWI_CM_DISCONNECT_ABORTIVE,
 };
 
-struct kiwi_qp_attr;
+struct ib_qp_attr;
 
 int kiwi_iwcm_abi_check(unsigned int abi);
 
-struct kiwi_cm_id *kiwi_cm_create_id(struct kiwi_device *dev,
+struct kiwi_cm_id *kiwi_cm_create_id(struct ib_device *dev,
 				     kiwi_cm_handler handler, void *context);
 void kiwi_cm_destroy_id(struct kiwi_cm_id *id);
 int kiwi_cm_listen(struct kiwi_cm_id *id, int backlog);
@@ -270,7 +270,7 @@ int kiwi_cm_reject(struct kiwi_cm_id *id, const void *private_data,
 		   u16 private_data_len);
 int kiwi_cm_disconnect(struct kiwi_cm_id *id,
 		       enum kiwi_cm_disconnect_mode mode);
-int kiwi_cm_init_qp_attr(struct kiwi_cm_id *id, struct kiwi_qp_attr *attr,
+int kiwi_cm_init_qp_attr(struct kiwi_cm_id *id, struct ib_qp_attr *attr,
 			 int *mask);
 enum kiwi_cm_state kiwi_cm_id_state(struct kiwi_cm_id *id);
 const char *kiwi_cm_state_name(enum kiwi_cm_state state);
@@ -289,8 +289,8 @@ void kiwi_fault_hook_deliver(kiwi_fault_deliver_fn fn, void *data);
 unsigned int kiwi_device_set_drain_timeout(unsigned int secs);
 unsigned int kiwi_cm_set_linger_ms(unsigned int ms);
 struct seq_file;
-void kiwi_debugfs_show_ids(struct seq_file *m, struct kiwi_device *dev);
-void kiwi_debugfs_show_counters(struct seq_file *m, struct kiwi_device *dev);
+void kiwi_debugfs_show_ids(struct seq_file *m, struct ib_device *dev);
+void kiwi_debugfs_show_counters(struct seq_file *m, struct ib_device *dev);
 
 /**
  * kiwi_iwcm_require() - bind a module to the running kiwi core

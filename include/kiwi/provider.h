@@ -14,7 +14,7 @@
 #include <linux/types.h>
 
 #include <kiwi/iw_cm.h>
-#include <kiwi/verbs.h>
+#include <rdma/ib_verbs.h>
 
 struct dentry;
 struct net_device;
@@ -46,22 +46,26 @@ struct net_device;
  * @iw_get_qp: find the QP numbered @qpn, without taking a reference.
  *	Must not sleep. Returns the QP or NULL.
  * @query_device: fill @attr. Returns 0 or a negative errno.
- * @create_qp: allocate a QP (holding one reference, the creator's) and
- *	set its qpn. Returns the QP or an ERR_PTR().
+ * @alloc_pd: allocate a PD and set its local_dma_lkey.
+ *	Returns the PD or an ERR_PTR().
+ * @dealloc_pd: free a PD; no QP or MR uses it any more.
+ * @create_qp: allocate a QP of @pd (holding one reference, the
+ *	creator's) and set its qp_num. Every remote access through it must
+ *	be refused for an MR of another PD. Returns the QP or an ERR_PTR().
  * @modify_qp: change the attributes in @mask. Returns 0 or a negative errno.
  * @destroy_qp: flush the QP and drop the creator's reference.
  * @post_send: queue send work requests. Any context, must not sleep.
  *	Returns 0, or a negative errno with *@bad_wr set.
  * @post_recv: queue receive work requests. Any context, must not sleep.
  *	Returns 0, or a negative errno with *@bad_wr set.
- * @create_cq: allocate a CQ of at least @cqe entries.
+ * @create_cq: allocate a CQ of at least @attr->cqe entries.
  *	Returns the CQ or an ERR_PTR().
  * @destroy_cq: free a CQ; no QP uses it any more.
  * @poll_cq: take up to @num_entries completions. Any context, must not
  *	sleep. Returns number taken, or a negative errno.
  * @req_notify_cq: arm the completion handler. Any context, must not sleep.
  *	Returns 0 or a negative errno.
- * @reg_kernel_mr: register @length bytes of kernel memory at @addr.
+ * @reg_kernel_mr: register @length bytes of kernel memory at @addr in @pd.
  *	Returns the MR or an ERR_PTR().
  * @reg_sg_mr: optional: register the @length bytes of the @nents entries
  *	of @sgl (entries of any offset and length, chained or not) so that
@@ -84,95 +88,35 @@ struct kiwi_provider_ops {
 	int (*iw_reject)(struct kiwi_cm_id *id, const void *pdata, u16 len);
 	int (*iw_create_listen)(struct kiwi_cm_id *id, int backlog);
 	int (*iw_destroy_listen)(struct kiwi_cm_id *id);
-	void (*iw_add_ref)(struct kiwi_qp *qp);
-	void (*iw_rem_ref)(struct kiwi_qp *qp);
-	struct kiwi_qp *(*iw_get_qp)(struct kiwi_device *dev, u32 qpn);
+	void (*iw_add_ref)(struct ib_qp *qp);
+	void (*iw_rem_ref)(struct ib_qp *qp);
+	struct ib_qp *(*iw_get_qp)(struct ib_device *dev, u32 qpn);
 
-	int (*query_device)(struct kiwi_device *dev,
-			    struct kiwi_device_attr *attr);
-	struct kiwi_qp *(*create_qp)(struct kiwi_device *dev,
-				     const struct kiwi_qp_init_attr *init);
-	int (*modify_qp)(struct kiwi_qp *qp, const struct kiwi_qp_attr *attr,
+	int (*query_device)(struct ib_device *dev,
+			    struct ib_device_attr *attr);
+	struct ib_pd *(*alloc_pd)(struct ib_device *dev);
+	void (*dealloc_pd)(struct ib_pd *pd);
+	struct ib_qp *(*create_qp)(struct ib_pd *pd,
+				   const struct ib_qp_init_attr *init);
+	int (*modify_qp)(struct ib_qp *qp, const struct ib_qp_attr *attr,
 			 int mask);
-	void (*destroy_qp)(struct kiwi_qp *qp);
-	int (*post_send)(struct kiwi_qp *qp, const struct kiwi_send_wr *wr,
-			 const struct kiwi_send_wr **bad_wr);
-	int (*post_recv)(struct kiwi_qp *qp, const struct kiwi_recv_wr *wr,
-			 const struct kiwi_recv_wr **bad_wr);
-	struct kiwi_cq *(*create_cq)(struct kiwi_device *dev, u32 cqe);
-	void (*destroy_cq)(struct kiwi_cq *cq);
-	int (*poll_cq)(struct kiwi_cq *cq, int num_entries,
-		       struct kiwi_wc *wc);
-	int (*req_notify_cq)(struct kiwi_cq *cq, enum kiwi_cq_notify flags);
-	struct kiwi_mr *(*reg_kernel_mr)(struct kiwi_device *dev, void *addr,
-					 size_t length, u32 access);
-	struct kiwi_mr *(*reg_sg_mr)(struct kiwi_device *dev,
-				     struct scatterlist *sgl,
-				     unsigned int nents, u64 length,
-				     u64 iova, u32 access);
-	void (*dereg_mr)(struct kiwi_mr *mr);
-};
-
-/**
- * enum kiwi_device_counter - per-device counters
- * @KIWI_DEV_CNT_REQUESTS: CONNECT_REQUESTs queued to a listener
- * @KIWI_DEV_CNT_ACCEPTS: successful kiwi_cm_accept() calls
- * @KIWI_DEV_CNT_REJECTS: successful kiwi_cm_reject() calls
- * @KIWI_DEV_CNT_BACKLOG_DROPS: CONNECT_REQUESTs refused, backlog full
- * @KIWI_DEV_CNT_ALLOC_DROPS: upcalls refused for want of atomic memory
- * @KIWI_DEV_CNT_VIOLATIONS: provider protocol violations
- * @KIWI_DEV_NR_COUNTERS: number of counters
- */
-enum kiwi_device_counter {
-	KIWI_DEV_CNT_REQUESTS,
-	KIWI_DEV_CNT_ACCEPTS,
-	KIWI_DEV_CNT_REJECTS,
-	KIWI_DEV_CNT_BACKLOG_DROPS,
-	KIWI_DEV_CNT_ALLOC_DROPS,
-	KIWI_DEV_CNT_VIOLATIONS,
-	KIWI_DEV_NR_COUNTERS
-};
-
-/**
- * struct kiwi_device - an RNIC, as the provider registers it
- * @name: unique name, e.g. "siw0"
- * @netdev: the net_device the RNIC is bound to (may be NULL in tests)
- * @ops: the provider's op table
- * @attr: limits, read with @ops->query_device at registration
- * @ref: core only: references (registration, ids, verbs objects)
- * @drained: core only: completed when @ref reaches zero
- * @lock: core only: protects the lists and @dying
- * @node: core only: entry in the device registry
- * @ids: core only: cm_ids bound to the device
- * @qps: core only: live QPs
- * @cqs: core only: live CQs
- * @mrs: core only: live MRs
- * @dying: core only: unregistration has started
- * @warned: core only: a protocol violation was already WARNed about
- * @counters: core only: see enum kiwi_device_counter
- * @debugfs: core only: the device's debugfs directory
- *
- * Embedded in the provider's device structure, zeroed, with @name, @netdev
- * and @ops set before kiwi_register_device().
- */
-struct kiwi_device {
-	char name[32];
-	struct net_device *netdev;
-	const struct kiwi_provider_ops *ops;
-	struct kiwi_device_attr attr;
-	/* private: */
-	refcount_t ref;
-	struct completion drained;
-	spinlock_t lock;	/* protects the lists and dying */
-	struct list_head node;
-	struct list_head ids;
-	struct list_head qps;
-	struct list_head cqs;
-	struct list_head mrs;
-	bool dying;
-	bool warned;
-	atomic_long_t counters[KIWI_DEV_NR_COUNTERS];
-	struct dentry *debugfs;
+	void (*destroy_qp)(struct ib_qp *qp);
+	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
+			 const struct ib_send_wr **bad_wr);
+	int (*post_recv)(struct ib_qp *qp, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr);
+	struct ib_cq *(*create_cq)(struct ib_device *dev,
+				   const struct ib_cq_init_attr *attr);
+	void (*destroy_cq)(struct ib_cq *cq);
+	int (*poll_cq)(struct ib_cq *cq, int num_entries,
+		       struct ib_wc *wc);
+	int (*req_notify_cq)(struct ib_cq *cq, enum ib_cq_notify_flags flags);
+	struct ib_mr *(*reg_kernel_mr)(struct ib_pd *pd, void *addr,
+				       size_t length, u32 access);
+	struct ib_mr *(*reg_sg_mr)(struct ib_pd *pd, struct scatterlist *sgl,
+				   unsigned int nents, u64 length, u64 iova,
+				   u32 access);
+	void (*dereg_mr)(struct ib_mr *mr);
 };
 
 /**
@@ -191,21 +135,21 @@ struct kiwi_device {
  */
 struct kiwi_client {
 	const char *name;
-	void (*add)(struct kiwi_client *client, struct kiwi_device *dev);
-	void (*remove)(struct kiwi_client *client, struct kiwi_device *dev);
+	void (*add)(struct kiwi_client *client, struct ib_device *dev);
+	void (*remove)(struct kiwi_client *client, struct ib_device *dev);
 	/* private: */
 	struct list_head node;
 };
 
-int kiwi_register_device(struct kiwi_device *dev);
-void kiwi_unregister_device(struct kiwi_device *dev);
-struct kiwi_device *kiwi_device_get_by_name(const char *name);
-struct kiwi_device *kiwi_device_get_by_netdev(struct net_device *netdev);
-bool kiwi_device_get_live(struct kiwi_device *dev);
+int kiwi_register_device(struct ib_device *dev);
+void kiwi_unregister_device(struct ib_device *dev);
+struct ib_device *kiwi_device_get_by_name(const char *name);
+struct ib_device *kiwi_device_get_by_netdev(struct net_device *netdev);
+bool kiwi_device_get_live(struct ib_device *dev);
 void kiwi_register_client(struct kiwi_client *client);
 void kiwi_unregister_client(struct kiwi_client *client);
-void kiwi_device_put(struct kiwi_device *dev);
-unsigned long kiwi_device_counter(struct kiwi_device *dev,
+void kiwi_device_put(struct ib_device *dev);
+unsigned long kiwi_device_counter(struct ib_device *dev,
 				  enum kiwi_device_counter which);
 
 int kiwi_cm_upcall(struct kiwi_cm_id *id, const struct kiwi_cm_event *event);

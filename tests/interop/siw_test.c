@@ -20,8 +20,9 @@
 
 #include <kiwi/iw_cm.h>
 #include <kiwi/provider.h>
-#include <kiwi/verbs.h>
+#include <rdma/ib_verbs.h>
 
+#include "verbs_util.h"
 #include "interop.h"
 #include "kiwi_test.h"
 #include "softiw.h"
@@ -118,6 +119,7 @@ struct ipt_rec {
  * @peer: the peer tool was started and must be waited for
  * @dev: softiw_kv0
  * @cq: the QP's CQ
+ * @pd: the PD of the QP and the MR
  * @qp: the QP, or NULL
  * @listen: kiwi's listening id, or NULL
  * @conn: kiwi's connected id (active, or the request's child), or NULL
@@ -129,7 +131,7 @@ struct ipt_rec {
  * @crc: mpa_crc before the case
  * @buf: IPT_MSGS receive buffers, then IPT_MSGS send buffers
  * @mr: @buf's MR, or NULL
- * @done: completions reaped, by opcode (KIWI_WC_SEND, KIWI_WC_RECV)
+ * @done: completions reaped, by opcode (IB_WC_SEND, IB_WC_RECV)
  */
 struct ipt {
 	struct kunit *test;
@@ -137,9 +139,10 @@ struct ipt {
 	u16 port;
 	char tag[16];
 	bool peer;
-	struct kiwi_device *dev;
-	struct kiwi_cq *cq;
-	struct kiwi_qp *qp;
+	struct ib_device *dev;
+	struct ib_cq *cq;
+	struct ib_pd *pd;
+	struct ib_qp *qp;
 	struct kiwi_cm_id *listen;
 	struct kiwi_cm_id *conn;
 	spinlock_t lock;	/* protects recs, n and conn */
@@ -149,8 +152,8 @@ struct ipt {
 	char rev[8];
 	char crc[8];
 	u8 *buf;
-	struct kiwi_mr *mr;
-	int done[KIWI_WC_RECV + 1];
+	struct ib_mr *mr;
+	int done[IB_WC_RECV + 1];
 };
 
 static int ipt_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
@@ -266,6 +269,8 @@ static void ipt_free(struct kunit_resource *res)
 	kfree(t->buf);
 	if (t->cq)
 		kiwi_destroy_cq(t->cq);
+	if (t->pd)
+		kiwi_dealloc_pd(t->pd);
 	kiwi_device_put(t->dev);
 	if (t->rev[0])
 		ipt_param_set("mpa_rev", t->rev);
@@ -277,7 +282,7 @@ static struct ipt *ipt_setup(struct kunit *test)
 {
 	const struct ipt_case *c = test->param_value;
 	struct ipt *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	struct kiwi_device *dev = kiwi_device_get_by_name(IPT_KIWI_DEVICE);
+	struct ib_device *dev = kiwi_device_get_by_name(IPT_KIWI_DEVICE);
 	struct kunit_resource *res;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
@@ -292,8 +297,10 @@ static struct ipt *ipt_setup(struct kunit *test)
 	res = kunit_alloc_resource(test, NULL, ipt_free, GFP_KERNEL, t);
 	KUNIT_ASSERT_NOT_NULL(test, res);
 	ipt_params(t);
-	t->cq = kiwi_create_cq(dev, 2 * IPT_MSGS, NULL, NULL);
+	t->cq = kt_cq(dev, 2 * IPT_MSGS, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq));
+	t->pd = kiwi_alloc_pd(dev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->pd));
 	return t;
 }
 
@@ -309,20 +316,21 @@ static void ipt_addr(struct sockaddr_storage *ss, u32 addr, u16 port)
 
 static u32 ipt_qp(struct ipt *t)
 {
-	struct kiwi_qp_init_attr init = {
+	struct ib_qp_init_attr init = {
+		KT_QP_RC,
 		.send_cq = t->cq, .recv_cq = t->cq,
 		.cap = { .max_send_wr = IPT_MSGS, .max_recv_wr = IPT_MSGS,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct kiwi_qp_attr attr = { .access = KIWI_QP_ACCESS_IWARP };
-	struct kiwi_qp *qp = kiwi_create_qp(t->dev, &init);
+	struct ib_qp_attr attr = { .qp_access_flags = KIWI_QP_ACCESS_IWARP };
+	struct ib_qp *qp = kiwi_create_qp(t->pd, &init);
 
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR(qp));
 	t->qp = qp;
 	/* rping's server READs and WRITEs the client's memory */
 	KUNIT_ASSERT_EQ(t->test, kiwi_modify_qp(qp, &attr,
-						KIWI_QP_ATTR_ACCESS), 0);
-	return qp->qpn;
+						IB_QP_ACCESS_FLAGS), 0);
+	return qp->qp_num;
 }
 
 static u8 *ipt_msg(struct ipt *t, int i, bool send)
@@ -332,12 +340,12 @@ static u8 *ipt_msg(struct ipt *t, int i, bool send)
 
 static int ipt_post_recv(struct ipt *t, int i)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = (uintptr_t)ipt_msg(t, i, false),
 		.length = IPT_MSG_SIZE, .lkey = t->mr->lkey,
 	};
-	struct kiwi_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
-	const struct kiwi_recv_wr *bad;
+	struct ib_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	const struct ib_recv_wr *bad;
 
 	return kiwi_post_recv(t->qp, &wr, &bad);
 }
@@ -345,15 +353,15 @@ static int ipt_post_recv(struct ipt *t, int i)
 static int ipt_post_send(struct ipt *t, int i)
 {
 	u8 *msg = ipt_msg(t, i, true);
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = (uintptr_t)msg, .length = IPT_MSG_SIZE,
 		.lkey = t->mr->lkey,
 	};
-	struct kiwi_send_wr wr = {
+	struct ib_send_wr wr = {
 		.wr_id = i, .sg_list = &sge, .num_sge = 1,
-		.opcode = KIWI_WR_SEND, .send_flags = KIWI_SEND_SIGNALED,
+		.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
 	};
-	const struct kiwi_send_wr *bad;
+	const struct ib_send_wr *bad;
 	int j;
 
 	for (j = 0; j < IPT_MSG_SIZE; j++)
@@ -365,13 +373,13 @@ static int ipt_post_send(struct ipt *t, int i)
 static u32 ipt_qp_ready(struct ipt *t)
 {
 	u32 qpn = ipt_qp(t);
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	int i;
 
 	t->buf = kzalloc(2 * IPT_MSGS * IPT_MSG_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(t->test, t->buf);
-	mr = kiwi_reg_kernel_mr(t->dev, t->buf, 2 * IPT_MSGS * IPT_MSG_SIZE,
-				KIWI_ACCESS_LOCAL_WRITE);
+	mr = kiwi_reg_kernel_mr(t->pd, t->buf, 2 * IPT_MSGS * IPT_MSG_SIZE,
+				IB_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR(mr));
 	t->mr = mr;
 	for (i = 0; i < IPT_MSGS; i++)
@@ -388,10 +396,10 @@ static void ipt_send_all(struct ipt *t)
 }
 
 /* Take completions until @n of @opcode are in; each must be a success. */
-static void ipt_reap(struct ipt *t, enum kiwi_wc_opcode opcode, int n)
+static void ipt_reap(struct ipt *t, enum ib_wc_opcode opcode, int n)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(IPT_WAIT_MS);
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	int ret;
 
 	while (t->done[opcode] < n && time_before(jiffies, end)) {
@@ -401,9 +409,9 @@ static void ipt_reap(struct ipt *t, enum kiwi_wc_opcode opcode, int n)
 			msleep(20);
 			continue;
 		}
-		KUNIT_EXPECT_EQ(t->test, wc.status, 0);
-		KUNIT_ASSERT_LE(t->test, wc.opcode, KIWI_WC_RECV);
-		if (wc.opcode == KIWI_WC_RECV)
+		KUNIT_EXPECT_EQ(t->test, wc.status, IB_WC_SUCCESS);
+		KUNIT_ASSERT_LE(t->test, wc.opcode, IB_WC_RECV);
+		if (wc.opcode == IB_WC_RECV)
 			KUNIT_EXPECT_EQ(t->test, wc.byte_len, IPT_MSG_SIZE);
 		t->done[wc.opcode]++;
 	}
@@ -566,8 +574,8 @@ static void ipt_kiwi_listens(struct ipt *t, struct ipt_capture *cap)
 		 */
 		msleep(IPT_SIW_SETTLE_MS);
 		ipt_send_all(t);
-		ipt_reap(t, KIWI_WC_SEND, IPT_MSGS);
-		ipt_reap(t, KIWI_WC_RECV, IPT_MSGS);
+		ipt_reap(t, IB_WC_SEND, IPT_MSGS);
+		ipt_reap(t, IB_WC_RECV, IPT_MSGS);
 		ipt_check_echo(t);
 		ipt_close(t, t->conn);
 		KUNIT_EXPECT_EQ(test, ipt_wait_peer(t), 0);
@@ -613,9 +621,9 @@ static void ipt_kiwi_connects(struct ipt *t, struct ipt_capture *cap)
 	KUNIT_ASSERT_NOT_NULL_MSG(test, r, "no CONNECT_REPLY");
 	KUNIT_ASSERT_EQ(test, r->status, 0);
 	KUNIT_EXPECT_EQ(test, r->len, 0);
-	ipt_reap(t, KIWI_WC_RECV, IPT_MSGS);
+	ipt_reap(t, IB_WC_RECV, IPT_MSGS);
 	ipt_send_all(t);
-	ipt_reap(t, KIWI_WC_SEND, IPT_MSGS);
+	ipt_reap(t, IB_WC_SEND, IPT_MSGS);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, ipt_wait(t, KIWI_CM_EVENT_DISCONNECT,
 						 t->conn), "no DISCONNECT");
 	ipt_close(t, t->conn);
@@ -660,13 +668,13 @@ static_assert(sizeof(struct ipt_rping_info) == IPT_RPING_SLOT);
 
 static int ipt_rping_recv(struct ipt *t, int slot)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = t->mr->iova + slot * IPT_RPING_SLOT,
 		.length = IPT_RPING_SLOT, .lkey = t->mr->lkey,
 	};
-	struct kiwi_recv_wr wr = { .wr_id = slot, .sg_list = &sge,
+	struct ib_recv_wr wr = { .wr_id = slot, .sg_list = &sge,
 				   .num_sge = 1 };
-	const struct kiwi_recv_wr *bad;
+	const struct ib_recv_wr *bad;
 
 	return kiwi_post_recv(t->qp, &wr, &bad);
 }
@@ -675,12 +683,12 @@ static int ipt_rping_recv(struct ipt *t, int slot)
 static u32 ipt_rping_ready(struct ipt *t)
 {
 	u32 qpn = ipt_qp(t);
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	int i;
 
 	t->buf = kzalloc(IPT_RPING_BUF, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(t->test, t->buf);
-	mr = kiwi_reg_kernel_mr(t->dev, t->buf, IPT_RPING_BUF,
+	mr = kiwi_reg_kernel_mr(t->pd, t->buf, IPT_RPING_BUF,
 				KIWI_ACCESS_ALL);
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR(mr));
 	t->mr = mr;
@@ -694,15 +702,15 @@ static int ipt_rping_send(struct ipt *t, int slot, u32 off)
 {
 	struct ipt_rping_info *info = (void *)(t->buf + (4 + slot) *
 					       IPT_RPING_SLOT);
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = t->mr->iova + (4 + slot) * IPT_RPING_SLOT,
 		.length = IPT_RPING_SLOT, .lkey = t->mr->lkey,
 	};
-	struct kiwi_send_wr wr = {
+	struct ib_send_wr wr = {
 		.wr_id = 100 + slot, .sg_list = &sge, .num_sge = 1,
-		.opcode = KIWI_WR_SEND,
+		.opcode = IB_WR_SEND,
 	};
-	const struct kiwi_send_wr *bad;
+	const struct ib_send_wr *bad;
 
 	memset(info, 0, sizeof(*info));
 	if (off) {
@@ -715,22 +723,22 @@ static int ipt_rping_send(struct ipt *t, int slot, u32 off)
 
 static int ipt_rping_rdma(struct ipt *t, int opcode, u64 raddr, u32 rkey)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = t->mr->iova + IPT_RPING_A, .length = IPT_RPING_SIZE,
 		.lkey = t->mr->lkey,
 	};
-	struct kiwi_send_wr wr = {
-		.wr_id = 200, .sg_list = &sge, .num_sge = 1, .opcode = opcode,
-		.send_flags = KIWI_SEND_SIGNALED, .remote_addr = raddr,
-		.rkey = rkey,
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 200, .sg_list = &sge, .num_sge = 1,
+			.opcode = opcode, .send_flags = IB_SEND_SIGNALED },
+		.remote_addr = raddr, .rkey = rkey,
 	};
-	const struct kiwi_send_wr *bad;
+	const struct ib_send_wr *bad;
 
-	return kiwi_post_send(t->qp, &wr, &bad);
+	return kiwi_post_send(t->qp, &wr.wr, &bad);
 }
 
 /* The next completion, which must be a success of @opcode. */
-static void ipt_rping_wc(struct ipt *t, int opcode, struct kiwi_wc *wc)
+static void ipt_rping_wc(struct ipt *t, int opcode, struct ib_wc *wc)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(IPT_WAIT_MS);
 	int ret = 0;
@@ -741,7 +749,7 @@ static void ipt_rping_wc(struct ipt *t, int opcode, struct kiwi_wc *wc)
 			usleep_range(5000, 10000);
 	}
 	KUNIT_ASSERT_EQ_MSG(t->test, ret, 1, "no completion %d", opcode);
-	KUNIT_ASSERT_EQ(t->test, wc->status, 0);
+	KUNIT_ASSERT_EQ(t->test, wc->status, IB_WC_SUCCESS);
 	KUNIT_ASSERT_EQ(t->test, wc->opcode, opcode);
 }
 
@@ -749,9 +757,9 @@ static void ipt_rping_wc(struct ipt *t, int opcode, struct kiwi_wc *wc)
 static struct ipt_rping_info ipt_rping_take(struct ipt *t)
 {
 	struct ipt_rping_info info;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 
-	ipt_rping_wc(t, KIWI_WC_RECV, &wc);
+	ipt_rping_wc(t, IB_WC_RECV, &wc);
 	KUNIT_EXPECT_EQ(t->test, wc.byte_len, IPT_RPING_SLOT);
 	memcpy(&info, t->buf + wc.wr_id * IPT_RPING_SLOT, sizeof(info));
 	KUNIT_EXPECT_EQ(t->test, ipt_rping_recv(t, wc.wr_id), 0);
@@ -793,7 +801,7 @@ static void ipt_rping_server(struct ipt *t, struct ipt_capture *cap)
 	};
 	struct ipt_rping_info info;
 	struct ipt_wire wire;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u8 *want;
 	int ping;
 
@@ -817,11 +825,11 @@ static void ipt_rping_server(struct ipt *t, struct ipt_capture *cap)
 		info = ipt_rping_take(t);
 		KUNIT_ASSERT_EQ(test, be32_to_cpu(info.size), IPT_RPING_SIZE);
 		memset(t->buf + IPT_RPING_A, 0, IPT_RPING_SIZE);
-		KUNIT_ASSERT_EQ(test, ipt_rping_rdma(t, KIWI_WR_RDMA_READ,
+		KUNIT_ASSERT_EQ(test, ipt_rping_rdma(t, IB_WR_RDMA_READ,
 						     be64_to_cpu(info.buf),
 						     be32_to_cpu(info.rkey)),
 				0);
-		ipt_rping_wc(t, KIWI_WC_RDMA_READ, &wc);
+		ipt_rping_wc(t, IB_WC_RDMA_READ, &wc);
 		KUNIT_EXPECT_EQ(test, wc.byte_len, IPT_RPING_SIZE);
 		ipt_rping_pattern(want, ping);
 		KUNIT_EXPECT_EQ_MSG(test, memcmp(t->buf + IPT_RPING_A, want,
@@ -829,11 +837,11 @@ static void ipt_rping_server(struct ipt *t, struct ipt_capture *cap)
 				    "READ of round %d", ping);
 		KUNIT_ASSERT_EQ(test, ipt_rping_send(t, 0, 0), 0);
 		info = ipt_rping_take(t);
-		KUNIT_ASSERT_EQ(test, ipt_rping_rdma(t, KIWI_WR_RDMA_WRITE,
+		KUNIT_ASSERT_EQ(test, ipt_rping_rdma(t, IB_WR_RDMA_WRITE,
 						     be64_to_cpu(info.buf),
 						     be32_to_cpu(info.rkey)),
 				0);
-		ipt_rping_wc(t, KIWI_WC_RDMA_WRITE, &wc);
+		ipt_rping_wc(t, IB_WC_RDMA_WRITE, &wc);
 		KUNIT_ASSERT_EQ(test, ipt_rping_send(t, 1, 0), 0);
 	}
 	/* rping's client disconnects after its last round; 0 if all matched. */
@@ -937,7 +945,7 @@ static void ipt_connect(struct kunit *test)
 /* Both stacks are there: kiwi's device on kv0, siw's on kv1. */
 static void ipt_ready(struct kunit *test)
 {
-	struct kiwi_device *dev = kiwi_device_get_by_name(IPT_KIWI_DEVICE);
+	struct ib_device *dev = kiwi_device_get_by_name(IPT_KIWI_DEVICE);
 
 	KUNIT_EXPECT_NOT_NULL(test, dev);
 	if (dev)

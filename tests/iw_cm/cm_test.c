@@ -13,6 +13,7 @@
 #include <kiwi/iw_cm.h>
 #include <kiwi/provider.h>
 
+#include "verbs_util.h"
 #include "iwcm_test.h"
 
 /**
@@ -281,7 +282,7 @@ static void cm_q3_graceful_teardown(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test,
 			kiwi_cm_disconnect(a, KIWI_CM_DISCONNECT_GRACEFUL), 0);
-	KUNIT_EXPECT_EQ(test, u->m->last_qp_state, KIWI_QPS_CLOSING);
+	KUNIT_EXPECT_EQ(test, u->m->last_qp_state, IB_QPS_SQD);
 	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(a), KIWI_CM_STATE_CLOSING);
 	KUNIT_EXPECT_EQ(test, kiwi_ulp_ev(u, b, KIWI_CM_EVENT_DISCONNECT, 0),
 			0);
@@ -318,7 +319,7 @@ static void cm_q3_abortive_teardown(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test,
 			kiwi_cm_disconnect(a, KIWI_CM_DISCONNECT_ABORTIVE), 0);
-	KUNIT_EXPECT_EQ(test, u->m->last_qp_state, KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, u->m->last_qp_state, IB_QPS_ERR);
 	ret = kiwi_ulp_ev(u, a, KIWI_CM_EVENT_CLOSE, -ECONNABORTED);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	kiwi_cm_id_flush(a);
@@ -368,17 +369,18 @@ static void cm_both_disconnect(struct kunit *test)
 
 /* An established connection whose QP the test owns directly. */
 static struct kiwi_cm_id *own_qp_connection(struct kiwi_ulp *u,
-					    struct kiwi_qp **qpp)
+					    struct ib_qp **qpp)
 {
-	struct kiwi_qp_init_attr init = { .send_cq = u->cq, .recv_cq = u->cq };
+	struct ib_qp_init_attr init = { KT_QP_RC, .send_cq = u->cq,
+					.recv_cq = u->cq };
 	struct kiwi_cm_id *id = kiwi_ulp_id(u);
 	struct kiwi_conn_param p = {};
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 
-	qp = kiwi_create_qp(u->dev, &init);
+	qp = kiwi_create_qp(u->pd, &init);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(u->test, qp);
 	*qpp = qp;
-	p.qpn = qp->qpn;
+	p.qpn = qp->qp_num;
 	KUNIT_ASSERT_EQ(u->test, kiwi_cm_connect(id, &p), 0);
 	KUNIT_ASSERT_EQ(u->test,
 			kiwi_ulp_ev(u, id, KIWI_CM_EVENT_CONNECT_REPLY, 0), 0);
@@ -389,21 +391,21 @@ static struct kiwi_cm_id *own_qp_connection(struct kiwi_ulp *u,
 static void cm_destroy_qp_then_id(struct kunit *test)
 {
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 	struct kiwi_cm_id *id = own_qp_connection(u, &qp);
 
 	kiwi_destroy_qp(qp);
 	/* the connection still pins it */
 	KUNIT_EXPECT_EQ(test, atomic_read(&u->m->qps_alive), 1);
 	kiwi_ulp_destroy(u, id);
-	KUNIT_EXPECT_EQ(test, u->m->last_qp_state, KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, u->m->last_qp_state, IB_QPS_ERR);
 	KUNIT_EXPECT_EQ(test, atomic_read(&u->m->qps_alive), 0);
 }
 
 static void cm_destroy_id_then_qp(struct kunit *test)
 {
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 	struct kiwi_cm_id *id = own_qp_connection(u, &qp);
 
 	kiwi_ulp_destroy(u, id);
@@ -417,7 +419,7 @@ static void cm_destroy_id_then_qp(struct kunit *test)
 static void cm_close_unpins_qp(struct kunit *test)
 {
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 	int ret;
 	struct kiwi_cm_id *id = own_qp_connection(u, &qp);
 
@@ -452,7 +454,7 @@ static void cm_destroy_in_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiwi_ulp_ev(u, id, KIWI_CM_EVENT_CLOSE, 0), 0);
 	kiwi_cm_id_flush(id);
 	KUNIT_EXPECT_EQ(test, kiwi_ulp_count(u), 1);
-	KUNIT_EXPECT_EQ(test, u->m->last_qp_state, KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, u->m->last_qp_state, IB_QPS_ERR);
 	KUNIT_EXPECT_TRUE(test, kiwi_mock_release(u->m, id));
 }
 

@@ -20,14 +20,15 @@
 #include <kiwi/iw_cm.h>
 #include <kiwi/provider.h>
 
+#include "verbs_util.h"
 #include "iwcm_test.h"
 #include "kiwi_test.h"
 
 static void device_registry(struct kunit *test)
 {
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
-	struct kiwi_device_attr attr;
-	struct kiwi_device *dev;
+	struct ib_device_attr attr;
+	struct ib_device *dev;
 	struct kiwi_mock *dup;
 
 	dup = kiwi_mock_create(u->dev->name);
@@ -40,8 +41,9 @@ static void device_registry(struct kunit *test)
 		kiwi_device_put(dev);
 	KUNIT_EXPECT_NULL(test, kiwi_device_get_by_name("no-such-dev"));
 	KUNIT_EXPECT_EQ(test, kiwi_query_device(u->dev, &attr), 0);
-	KUNIT_EXPECT_EQ(test, attr.max_private_data, KIWI_CM_MAX_PRIVATE_DATA);
-	KUNIT_EXPECT_EQ(test, attr.max_ird, KIWI_CM_MAX_IRD_ORD);
+	KUNIT_EXPECT_EQ(test, u->dev->iw_max_private_data,
+			KIWI_CM_MAX_PRIVATE_DATA);
+	KUNIT_EXPECT_EQ(test, attr.max_qp_rd_atom, KIWI_CM_MAX_IRD_ORD);
 	KUNIT_EXPECT_EQ(test,
 			PTR_ERR_OR_ZERO(kiwi_cm_create_id(u->dev, NULL, NULL)),
 			-EINVAL);
@@ -49,13 +51,13 @@ static void device_registry(struct kunit *test)
 
 struct client_log {
 	struct kiwi_client client;
-	struct kiwi_device *added[8];
-	struct kiwi_device *removed[8];
+	struct ib_device *added[8];
+	struct ib_device *removed[8];
 	int nadded;
 	int nremoved;
 };
 
-static void client_add(struct kiwi_client *c, struct kiwi_device *dev)
+static void client_add(struct kiwi_client *c, struct ib_device *dev)
 {
 	struct client_log *log = container_of(c, struct client_log, client);
 
@@ -63,7 +65,7 @@ static void client_add(struct kiwi_client *c, struct kiwi_device *dev)
 		log->added[log->nadded++] = dev;
 }
 
-static void client_remove(struct kiwi_client *c, struct kiwi_device *dev)
+static void client_remove(struct kiwi_client *c, struct ib_device *dev)
 {
 	struct client_log *log = container_of(c, struct client_log, client);
 
@@ -71,7 +73,7 @@ static void client_remove(struct kiwi_client *c, struct kiwi_device *dev)
 		log->removed[log->nremoved++] = dev;
 }
 
-static bool logged(struct kiwi_device **devs, int n, struct kiwi_device *dev)
+static bool logged(struct ib_device **devs, int n, struct ib_device *dev)
 {
 	while (n--)
 		if (devs[n] == dev)
@@ -86,7 +88,7 @@ static void device_clients(struct kunit *test)
 					      .add = client_add,
 					      .remove = client_remove } };
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 	struct net_device *nd;
 	struct kiwi_mock *m2;
 
@@ -119,7 +121,7 @@ static void device_clients(struct kunit *test)
 
 struct async_unregister {
 	struct work_struct work;
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 	struct completion done;
 };
 
@@ -168,7 +170,7 @@ static void device_removal_live(struct kunit *test)
 	id = kiwi_cm_create_id(au.dev, kiwi_ulp_handler, u);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(id), -ENODEV);
 	KUNIT_EXPECT_EQ(test,
-			PTR_ERR_OR_ZERO(kiwi_create_cq(au.dev, 1, NULL, NULL)),
+			PTR_ERR_OR_ZERO(kt_cq(au.dev, 1, NULL, NULL)),
 			-ENODEV);
 	msleep(50);
 	KUNIT_EXPECT_FALSE(test, completion_done(&au.done));
@@ -176,6 +178,7 @@ static void device_removal_live(struct kunit *test)
 	while (u->nqps)
 		kiwi_destroy_qp(u->qps[--u->nqps]);
 	kiwi_destroy_cq(u->cq);
+	kiwi_dealloc_pd(u->pd);
 	kiwi_mock_release_all(m);
 	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&au.done, 5 * HZ));
 	flush_work(&au.work);
@@ -246,6 +249,7 @@ static void device_request_while_unregistering(struct kunit *test)
 	while (u->nqps)
 		kiwi_destroy_qp(u->qps[--u->nqps]);
 	kiwi_destroy_cq(u->cq);
+	kiwi_dealloc_pd(u->pd);
 	kiwi_mock_release_all(m);
 	KUNIT_EXPECT_TRUE(test,
 			  wait_for_completion_timeout(&r.au.done, 5 * HZ));
@@ -263,21 +267,21 @@ static void device_request_while_unregistering(struct kunit *test)
 static void device_leak_gives_up(struct kunit *test)
 {
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
-	struct kiwi_qp_init_attr init = { .send_cq = u->cq, .recv_cq = u->cq };
+	struct ib_qp_init_attr init = { KT_QP_RC, .send_cq = u->cq,
+					.recv_cq = u->cq };
 	const struct kiwi_provider_ops *ops = u->dev->ops;
 	struct kiwi_cm_id *id = kiwi_ulp_established(u);
-	struct kiwi_qp *pinned = u->qps[0], *leaked;
+	struct ib_qp *pinned = u->qps[0], *leaked;
 	struct kiwi_conn_param p = {};
 	struct kiwi_mock *m = u->m;
 	unsigned int old;
 	unsigned long t0;
 
-	leaked = kiwi_create_qp(u->dev, &init);
+	leaked = kiwi_create_qp(u->pd, &init);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, leaked);
 	kiwi_ulp_forget(u, id);		/* the "ULP" leaks the id... */
 	while (u->nqps)
 		kiwi_destroy_qp(u->qps[--u->nqps]);
-	kiwi_destroy_cq(u->cq);
 	u->m = NULL;			/* ...and the mock keeps its pin */
 
 	old = kiwi_device_set_drain_timeout(1);
@@ -300,11 +304,13 @@ static void device_leak_gives_up(struct kunit *test)
 	/* the provider frees what the core forgot */
 	ops->iw_rem_ref(pinned);
 	ops->destroy_qp(leaked);
+	ops->destroy_cq(u->cq);		/* the leaked QP's CQ and PD */
+	ops->dealloc_pd(u->pd);
 	KUNIT_EXPECT_EQ(test, atomic_read(&m->qps_alive), 0);
 	kfree(m);
 }
 
-static void comp_handler(struct kiwi_cq *cq, void *ctx)
+static void comp_handler(struct ib_cq *cq, void *ctx)
 {
 	atomic_inc(ctx);
 }
@@ -312,69 +318,75 @@ static void comp_handler(struct kiwi_cq *cq, void *ctx)
 static void verbs_objects(struct kunit *test)
 {
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
-	struct kiwi_qp_init_attr init = { .cap = { .max_send_wr = 4,
+	struct ib_qp_init_attr init = { KT_QP_RC, .cap = { .max_send_wr = 4,
 						   .max_send_sge = 1 } };
-	struct kiwi_sge sge = { .length = 8 };
-	struct kiwi_send_wr wr = { .wr_id = 42,
+	struct ib_sge sge = { .length = 8 };
+	struct ib_send_wr wr = { .wr_id = 42,
 				   .sg_list = &sge,
 				   .num_sge = 1,
-				   .send_flags = KIWI_SEND_SIGNALED };
-	struct kiwi_recv_wr rwr = { .wr_id = 7, .num_sge = 1, .sg_list = &sge };
-	const struct kiwi_send_wr *bad = NULL;
-	const struct kiwi_recv_wr *rbad = NULL;
+				   .send_flags = IB_SEND_SIGNALED };
+	struct ib_recv_wr rwr = { .wr_id = 7, .num_sge = 1, .sg_list = &sge };
+	const struct ib_send_wr *bad = NULL;
+	const struct ib_recv_wr *rbad = NULL;
 	atomic_t notified = ATOMIC_INIT(0);
-	struct kiwi_wc wc[2];
-	struct kiwi_cq *cq;
-	struct kiwi_qp *qp;
+	struct ib_wc wc[2];
+	struct ib_cq *cq;
+	struct ib_qp *qp;
 	struct scatterlist sg;
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	struct page *page;
 	void *buf;
 
 	KUNIT_EXPECT_EQ(test,
-			PTR_ERR_OR_ZERO(kiwi_create_cq(u->dev, 0, NULL, NULL)),
+			PTR_ERR_OR_ZERO(kt_cq(u->dev, 0, NULL, NULL)),
 			-EINVAL);
-	cq = kiwi_create_cq(u->dev, 4, comp_handler, &notified);
+	cq = kt_cq(u->dev, 4, comp_handler, &notified);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
-	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kiwi_create_qp(u->dev, &init)),
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kiwi_create_qp(u->pd, &init)),
 			-EINVAL); /* no CQs */
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kiwi_create_qp(NULL, &init)),
+			-EINVAL); /* no PD */
 	init.send_cq = cq;
 	init.recv_cq = cq;
 	init.cap.max_send_wr = 65;
-	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kiwi_create_qp(u->dev, &init)),
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kiwi_create_qp(u->pd, &init)),
 			-EINVAL); /* beyond max_qp_wr */
 	init.cap.max_send_wr = 4;
 	kiwi_mock_fail(u->m, KIWI_MOCK_CREATE_QP, -EIO);
-	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kiwi_create_qp(u->dev, &init)),
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(kiwi_create_qp(u->pd, &init)),
 			-EIO);
-	qp = kiwi_create_qp(u->dev, &init);
+	qp = kiwi_create_qp(u->pd, &init);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
 	KUNIT_EXPECT_PTR_EQ(test, qp->device, u->dev);
+	KUNIT_EXPECT_PTR_EQ(test, qp->pd, u->pd);
 	KUNIT_EXPECT_PTR_EQ(test, qp->send_cq, cq);
+	KUNIT_EXPECT_EQ(test, qp->qp_type, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, qp->port, 1);
 
 	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	page = virt_to_page(buf);
-	mr = kiwi_reg_kernel_mr(u->dev, NULL, 64, 0);
+	mr = kiwi_reg_kernel_mr(u->pd, NULL, 64, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EINVAL);
 	/* Remote write needs local write; unknown bits are refused. */
-	mr = kiwi_reg_kernel_mr(u->dev, buf, 64, KIWI_ACCESS_REMOTE_WRITE);
+	mr = kiwi_reg_kernel_mr(u->pd, buf, 64, IB_ACCESS_REMOTE_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EINVAL);
-	mr = kiwi_reg_kernel_mr(u->dev, buf, 64, BIT(7));
+	mr = kiwi_reg_kernel_mr(u->pd, buf, 64, BIT(7));
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EINVAL);
 	/* reg_sg_mr is optional: the mock has none. */
 	sg_init_one(&sg, buf, 64);
-	mr = kiwi_reg_sg_mr(u->dev, &sg, 1, 0, KIWI_ACCESS_LOCAL_WRITE);
+	mr = kiwi_reg_sg_mr(u->pd, &sg, 1, 0, IB_ACCESS_LOCAL_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EOPNOTSUPP);
-	mr = kiwi_reg_page_mr(u->dev, &page, 1, 0, 64, 0, 0);
+	mr = kiwi_reg_page_mr(u->pd, &page, 1, 0, 64, 0, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(mr), -EOPNOTSUPP);
-	mr = kiwi_reg_kernel_mr(u->dev, buf, 64, KIWI_ACCESS_LOCAL_WRITE);
+	mr = kiwi_reg_kernel_mr(u->pd, buf, 64, IB_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
 	KUNIT_EXPECT_EQ(test, mr->length, 64);
+	KUNIT_EXPECT_PTR_EQ(test, mr->pd, u->pd);
 	sge.lkey = mr->lkey;
 	sge.addr = mr->iova;
 
-	KUNIT_EXPECT_EQ(test, kiwi_req_notify_cq(cq, KIWI_CQ_NEXT_COMP), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
 	KUNIT_EXPECT_EQ(test, kiwi_post_send(qp, &wr, &bad), 0);
 	KUNIT_EXPECT_EQ(test, kiwi_post_recv(qp, &rwr, &rbad), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&notified), 1);
@@ -384,7 +396,7 @@ static void verbs_objects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(cq, 2, wc), 0);
 	wr.num_sge = 5;
 	KUNIT_EXPECT_NE(test, kiwi_post_send(qp, &wr, &bad), 0);
-	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct kiwi_send_wr *)&wr);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr);
 
 	kiwi_dereg_mr(mr);
 	kiwi_destroy_qp(qp);
@@ -404,9 +416,11 @@ static const size_t verbs_op_offsets[] = {
 	offsetof(struct kiwi_provider_ops, req_notify_cq),
 	offsetof(struct kiwi_provider_ops, reg_kernel_mr),
 	offsetof(struct kiwi_provider_ops, dereg_mr),
+	offsetof(struct kiwi_provider_ops, alloc_pd),
+	offsetof(struct kiwi_provider_ops, dealloc_pd),
 };
 
-#define OPS_QP	0x00f
+#define OPS_QP	0xc0f
 #define OPS_CQ	0x0f0
 #define OPS_MR	0x300
 
@@ -428,6 +442,8 @@ static const struct ops_case ops_cases[] = {
 	{ "no req_notify_cq", BIT(7), -EINVAL },
 	{ "no reg_kernel_mr", BIT(8), -EINVAL },
 	{ "no dereg_mr", BIT(9), -EINVAL },
+	{ "no alloc_pd", BIT(10), -EINVAL },
+	{ "no dealloc_pd", BIT(11), -EINVAL },
 	{ "QPs without CQs", OPS_CQ, -EINVAL },
 	{ "no QP group", OPS_QP, 0 },
 	{ "no QP, CQ, MR groups", OPS_QP | OPS_CQ | OPS_MR, 0 },
@@ -475,12 +491,12 @@ static void cm_init_qp_attr(struct kunit *test)
 {
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
 	struct kiwi_cm_id *id = kiwi_ulp_established(u);
-	struct kiwi_qp_attr attr = {};
+	struct ib_qp_attr attr = {};
 	int mask = 0;
 
 	KUNIT_EXPECT_EQ(test, kiwi_cm_init_qp_attr(id, &attr, &mask), 0);
-	KUNIT_EXPECT_EQ(test, mask, KIWI_QP_ATTR_ACCESS);
-	KUNIT_EXPECT_TRUE(test, attr.access & KIWI_ACCESS_REMOTE_READ);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_ACCESS_FLAGS);
+	KUNIT_EXPECT_TRUE(test, attr.qp_access_flags & IB_ACCESS_REMOTE_READ);
 	KUNIT_EXPECT_EQ(test,
 			kiwi_cm_init_qp_attr(kiwi_ulp_id(u), &attr, &mask),
 			-EINVAL);

@@ -104,7 +104,7 @@ static void linger_destroy_while_closing(struct kunit *test)
 	if (c->lingers) {
 		KUNIT_EXPECT_STREQ(test, kiwi_cm_state_name(kiwi_cm_id_state(id)),
 				   "LINGER");
-		KUNIT_EXPECT_EQ(test, u->m->last_qp_state, KIWI_QPS_CLOSING);
+		KUNIT_EXPECT_EQ(test, u->m->last_qp_state, IB_QPS_SQD);
 		/* the peer's half of the close, after ours */
 		if (!c->peer_first)
 			KUNIT_EXPECT_EQ(test,
@@ -117,7 +117,7 @@ static void linger_destroy_while_closing(struct kunit *test)
 	} else {
 		KUNIT_EXPECT_STREQ(test, kiwi_cm_state_name(kiwi_cm_id_state(id)),
 				   "DESTROYING");
-		KUNIT_EXPECT_EQ(test, u->m->last_qp_state, KIWI_QPS_ERROR);
+		KUNIT_EXPECT_EQ(test, u->m->last_qp_state, IB_QPS_ERR);
 	}
 
 	KUNIT_EXPECT_EQ(test, kiwi_ulp_ev(u, id, KIWI_CM_EVENT_CLOSE, 0), 0);
@@ -128,7 +128,7 @@ static void linger_destroy_while_closing(struct kunit *test)
 			  kiwi_t_wait_state(id, KIWI_CM_STATE_DESTROYING));
 	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, M(MODIFY_QP)), modifies);
 	KUNIT_EXPECT_EQ(test, u->m->last_qp_state,
-			c->lingers ? KIWI_QPS_CLOSING : KIWI_QPS_ERROR);
+			c->lingers ? IB_QPS_SQD : IB_QPS_ERR);
 	KUNIT_EXPECT_EQ(test, kiwi_ulp_cnt(u, KIWI_DEV_CNT_VIOLATIONS), 0);
 	KUNIT_EXPECT_EQ(test, kiwi_ulp_count(u), n);
 
@@ -157,7 +157,7 @@ static void linger_timeout_aborts(struct kunit *test)
 
 	KUNIT_EXPECT_TRUE(test, kiwi_t_wait_calls(u->m, M(MODIFY_QP),
 						  modifies + 1));
-	KUNIT_EXPECT_EQ(test, u->m->last_qp_state, KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, u->m->last_qp_state, IB_QPS_ERR);
 	KUNIT_EXPECT_TRUE(test, kiwi_t_wait_calls(u->m, M(REM_REF),
 						  rem_refs + 1));
 	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(id), KIWI_CM_STATE_DESTROYING);
@@ -170,7 +170,7 @@ static void linger_timeout_aborts(struct kunit *test)
 
 struct lg_unregister {
 	struct work_struct work;
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 	struct completion done;
 };
 
@@ -209,13 +209,14 @@ static void linger_device_removal_aborts(struct kunit *test)
 	queue_work(system_unbound_wq, &au.work);
 	KUNIT_EXPECT_TRUE(test, kiwi_t_wait_calls(m, M(MODIFY_QP),
 						  modifies + 1));
-	KUNIT_EXPECT_EQ(test, m->last_qp_state, KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, m->last_qp_state, IB_QPS_ERR);
 	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(id), KIWI_CM_STATE_DESTROYING);
 	KUNIT_EXPECT_FALSE(test, completion_done(&au.done));
 
 	while (u->nqps)
 		kiwi_destroy_qp(u->qps[--u->nqps]);
 	kiwi_destroy_cq(u->cq);
+	kiwi_dealloc_pd(u->pd);
 	kiwi_mock_release_all(m);
 	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&au.done, 5 * HZ));
 	flush_work(&au.work);

@@ -15,29 +15,29 @@
 
 /* A QP: the core's part embedded first, freed on the last reference. */
 struct kiwi_mock_qp {
-	struct kiwi_qp qp;
+	struct ib_qp qp;
 	struct kiwi_mock *mock;
 	refcount_t ref;
 	struct list_head node;
-	struct kiwi_cq *send_cq;
+	struct ib_cq *send_cq;
 };
 
 #define KIWI_MOCK_CQ_DEPTH 16
 
 struct kiwi_mock_cq {
-	struct kiwi_cq cq;
+	struct ib_cq cq;
 	spinlock_t lock;	/* protects wc, head, count, armed */
-	struct kiwi_wc wc[KIWI_MOCK_CQ_DEPTH];
+	struct ib_wc wc[KIWI_MOCK_CQ_DEPTH];
 	unsigned int head;
 	unsigned int count;
 	bool armed;
 };
 
 struct kiwi_mock_mr {
-	struct kiwi_mr mr;
+	struct ib_mr mr;
 };
 
-static struct kiwi_mock *kiwi_mock_of(struct kiwi_device *dev)
+static struct kiwi_mock *kiwi_mock_of(struct ib_device *dev)
 {
 	return container_of(dev, struct kiwi_mock, dev);
 }
@@ -133,7 +133,7 @@ static void kiwi_mock_qp_put(struct kiwi_mock_qp *mqp)
 	kfree(mqp);
 }
 
-static void kiwi_mock_add_ref(struct kiwi_qp *qp)
+static void kiwi_mock_add_ref(struct ib_qp *qp)
 {
 	struct kiwi_mock_qp *mqp = container_of(qp, struct kiwi_mock_qp, qp);
 
@@ -141,7 +141,7 @@ static void kiwi_mock_add_ref(struct kiwi_qp *qp)
 	refcount_inc(&mqp->ref);
 }
 
-static void kiwi_mock_rem_ref(struct kiwi_qp *qp)
+static void kiwi_mock_rem_ref(struct ib_qp *qp)
 {
 	struct kiwi_mock_qp *mqp = container_of(qp, struct kiwi_mock_qp, qp);
 
@@ -151,7 +151,7 @@ static void kiwi_mock_rem_ref(struct kiwi_qp *qp)
 	kiwi_mock_qp_put(mqp);
 }
 
-static struct kiwi_qp *kiwi_mock_get_qp(struct kiwi_device *dev, u32 qpn)
+static struct ib_qp *kiwi_mock_get_qp(struct ib_device *dev, u32 qpn)
 {
 	struct kiwi_mock *m = kiwi_mock_of(dev);
 	struct kiwi_mock_qp *mqp, *found = NULL;
@@ -161,32 +161,46 @@ static struct kiwi_qp *kiwi_mock_get_qp(struct kiwi_device *dev, u32 qpn)
 		return NULL;
 	spin_lock_irqsave(&m->lock, flags);
 	list_for_each_entry(mqp, &m->qps, node)
-		if (mqp->qp.qpn == qpn)
+		if (mqp->qp.qp_num == qpn)
 			found = mqp;
 	spin_unlock_irqrestore(&m->lock, flags);
 	return found ? &found->qp : NULL;
 }
 
-static int kiwi_mock_query_device(struct kiwi_device *dev,
-				  struct kiwi_device_attr *attr)
+static int kiwi_mock_query_device(struct ib_device *dev,
+				  struct ib_device_attr *attr)
 {
 	int ret = kiwi_mock_call(kiwi_mock_of(dev), KIWI_MOCK_QUERY_DEVICE);
 
 	if (ret)
 		return ret;
-	*attr = (struct kiwi_device_attr) {
-		.max_qp = 64, .max_qp_wr = 64, .max_sge = 4,
+	*attr = (struct ib_device_attr) {
+		.max_qp = 64, .max_qp_wr = 64,
+		.max_send_sge = 4, .max_recv_sge = 4,
 		.max_cq = 64, .max_cqe = KIWI_MOCK_CQ_DEPTH, .max_mr = 64,
-		.max_ird = KIWI_CM_MAX_IRD_ORD, .max_ord = KIWI_CM_MAX_IRD_ORD,
-		.max_private_data = KIWI_CM_MAX_PRIVATE_DATA,
+		.max_pd = 64,
+		.max_qp_rd_atom = KIWI_CM_MAX_IRD_ORD,
+		.max_qp_init_rd_atom = KIWI_CM_MAX_IRD_ORD,
 	};
 	return 0;
 }
 
-static struct kiwi_qp *kiwi_mock_create_qp(struct kiwi_device *dev,
-					   const struct kiwi_qp_init_attr *init)
+static struct ib_pd *kiwi_mock_alloc_pd(struct ib_device *dev)
 {
-	struct kiwi_mock *m = kiwi_mock_of(dev);
+	struct ib_pd *pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+
+	return pd ?: ERR_PTR(-ENOMEM);
+}
+
+static void kiwi_mock_dealloc_pd(struct ib_pd *pd)
+{
+	kfree(pd);
+}
+
+static struct ib_qp *kiwi_mock_create_qp(struct ib_pd *pd,
+					 const struct ib_qp_init_attr *init)
+{
+	struct kiwi_mock *m = kiwi_mock_of(pd->device);
 	struct kiwi_mock_qp *mqp;
 	unsigned long flags;
 	int ret;
@@ -202,26 +216,26 @@ static struct kiwi_qp *kiwi_mock_create_qp(struct kiwi_device *dev,
 	mqp->send_cq = init->send_cq;
 	atomic_inc(&m->qps_alive);
 	spin_lock_irqsave(&m->lock, flags);
-	mqp->qp.qpn = ++m->next_qpn;
+	mqp->qp.qp_num = ++m->next_qpn;
 	list_add_tail(&mqp->node, &m->qps);
 	spin_unlock_irqrestore(&m->lock, flags);
 	return &mqp->qp;
 }
 
-static int kiwi_mock_modify_qp(struct kiwi_qp *qp,
-			       const struct kiwi_qp_attr *attr, int mask)
+static int kiwi_mock_modify_qp(struct ib_qp *qp,
+			       const struct ib_qp_attr *attr, int mask)
 {
 	struct kiwi_mock_qp *mqp = container_of(qp, struct kiwi_mock_qp, qp);
 	int ret;
 
 	might_sleep();
 	ret = kiwi_mock_call(mqp->mock, KIWI_MOCK_MODIFY_QP);
-	if (!ret && (mask & KIWI_QP_ATTR_STATE))
+	if (!ret && (mask & IB_QP_STATE))
 		mqp->mock->last_qp_state = attr->qp_state;
 	return ret;
 }
 
-static void kiwi_mock_destroy_qp(struct kiwi_qp *qp)
+static void kiwi_mock_destroy_qp(struct ib_qp *qp)
 {
 	struct kiwi_mock_qp *mqp = container_of(qp, struct kiwi_mock_qp, qp);
 	unsigned long flags;
@@ -232,7 +246,7 @@ static void kiwi_mock_destroy_qp(struct kiwi_qp *qp)
 	kiwi_mock_qp_put(mqp);
 }
 
-static bool kiwi_mock_cq_push(struct kiwi_cq *cq, const struct kiwi_wc *wc)
+static bool kiwi_mock_cq_push(struct ib_cq *cq, const struct ib_wc *wc)
 {
 	struct kiwi_mock_cq *mcq = container_of(cq, struct kiwi_mock_cq, cq);
 	unsigned long flags;
@@ -252,19 +266,34 @@ static bool kiwi_mock_cq_push(struct kiwi_cq *cq, const struct kiwi_wc *wc)
 	return true;
 }
 
+/* What a send work request completes as. */
+static enum ib_wc_opcode kiwi_mock_wc_opcode(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
 /* Sends complete at once, successfully, on the send CQ. */
-static int kiwi_mock_post_send(struct kiwi_qp *qp,
-			       const struct kiwi_send_wr *wr,
-			       const struct kiwi_send_wr **bad_wr)
+static int kiwi_mock_post_send(struct ib_qp *qp,
+			       const struct ib_send_wr *wr,
+			       const struct ib_send_wr **bad_wr)
 {
 	for (; wr; wr = wr->next) {
-		struct kiwi_wc wc = {
+		struct ib_wc wc = {
 			.wr_id = wr->wr_id, .qp = qp,
-			.opcode = (enum kiwi_wc_opcode)wr->opcode,
+			.opcode = kiwi_mock_wc_opcode(wr->opcode),
 		};
 
-		if (wr->num_sge > qp->device->attr.max_sge ||
-		    ((wr->send_flags & KIWI_SEND_SIGNALED) &&
+		if (wr->num_sge > qp->device->attrs.max_send_sge ||
+		    ((wr->send_flags & IB_SEND_SIGNALED) &&
 		     !kiwi_mock_cq_push(qp->send_cq, &wc))) {
 			*bad_wr = wr;
 			return -ENOMEM;
@@ -273,12 +302,12 @@ static int kiwi_mock_post_send(struct kiwi_qp *qp,
 	return 0;
 }
 
-static int kiwi_mock_post_recv(struct kiwi_qp *qp,
-			       const struct kiwi_recv_wr *wr,
-			       const struct kiwi_recv_wr **bad_wr)
+static int kiwi_mock_post_recv(struct ib_qp *qp,
+			       const struct ib_recv_wr *wr,
+			       const struct ib_recv_wr **bad_wr)
 {
 	for (; wr; wr = wr->next) {
-		if (wr->num_sge > qp->device->attr.max_sge) {
+		if (wr->num_sge > qp->device->attrs.max_recv_sge) {
 			*bad_wr = wr;
 			return -EINVAL;
 		}
@@ -286,7 +315,8 @@ static int kiwi_mock_post_recv(struct kiwi_qp *qp,
 	return 0;
 }
 
-static struct kiwi_cq *kiwi_mock_create_cq(struct kiwi_device *dev, u32 cqe)
+static struct ib_cq *kiwi_mock_create_cq(struct ib_device *dev,
+					 const struct ib_cq_init_attr *attr)
 {
 	struct kiwi_mock_cq *mcq;
 	int ret;
@@ -302,12 +332,12 @@ static struct kiwi_cq *kiwi_mock_create_cq(struct kiwi_device *dev, u32 cqe)
 	return &mcq->cq;
 }
 
-static void kiwi_mock_destroy_cq(struct kiwi_cq *cq)
+static void kiwi_mock_destroy_cq(struct ib_cq *cq)
 {
 	kfree(container_of(cq, struct kiwi_mock_cq, cq));
 }
 
-static int kiwi_mock_poll_cq(struct kiwi_cq *cq, int num, struct kiwi_wc *wc)
+static int kiwi_mock_poll_cq(struct ib_cq *cq, int num, struct ib_wc *wc)
 {
 	struct kiwi_mock_cq *mcq = container_of(cq, struct kiwi_mock_cq, cq);
 	unsigned long flags;
@@ -323,19 +353,24 @@ static int kiwi_mock_poll_cq(struct kiwi_cq *cq, int num, struct kiwi_wc *wc)
 	return n;
 }
 
-static int kiwi_mock_req_notify_cq(struct kiwi_cq *cq,
-				   enum kiwi_cq_notify flags)
+static int kiwi_mock_req_notify_cq(struct ib_cq *cq,
+				   enum ib_cq_notify_flags flags)
 {
 	struct kiwi_mock_cq *mcq = container_of(cq, struct kiwi_mock_cq, cq);
+	unsigned long irqflags;
+	int missed;
 
-	WRITE_ONCE(mcq->armed, true);
-	return 0;
+	spin_lock_irqsave(&mcq->lock, irqflags);
+	mcq->armed = true;
+	missed = (flags & IB_CQ_REPORT_MISSED_EVENTS) && mcq->count;
+	spin_unlock_irqrestore(&mcq->lock, irqflags);
+	return missed;
 }
 
-static struct kiwi_mr *kiwi_mock_reg_mr(struct kiwi_device *dev, void *addr,
-					size_t length, u32 access)
+static struct ib_mr *kiwi_mock_reg_mr(struct ib_pd *pd, void *addr,
+				      size_t length, u32 access)
 {
-	struct kiwi_mock *m = kiwi_mock_of(dev);
+	struct kiwi_mock *m = kiwi_mock_of(pd->device);
 	struct kiwi_mock_mr *mmr;
 	int ret;
 
@@ -352,7 +387,7 @@ static struct kiwi_mr *kiwi_mock_reg_mr(struct kiwi_device *dev, void *addr,
 	return &mmr->mr;
 }
 
-static void kiwi_mock_dereg_mr(struct kiwi_mr *mr)
+static void kiwi_mock_dereg_mr(struct ib_mr *mr)
 {
 	kfree(container_of(mr, struct kiwi_mock_mr, mr));
 }
@@ -367,6 +402,8 @@ static const struct kiwi_provider_ops kiwi_mock_ops = {
 	.iw_rem_ref = kiwi_mock_rem_ref,
 	.iw_get_qp = kiwi_mock_get_qp,
 	.query_device = kiwi_mock_query_device,
+	.alloc_pd = kiwi_mock_alloc_pd,
+	.dealloc_pd = kiwi_mock_dealloc_pd,
 	.create_qp = kiwi_mock_create_qp,
 	.modify_qp = kiwi_mock_modify_qp,
 	.destroy_qp = kiwi_mock_destroy_qp,
@@ -431,6 +468,7 @@ struct kiwi_mock *kiwi_mock_create_hooked(const char *name,
 		return ERR_PTR(-ENOMEM);
 	strscpy(m->dev.name, name, sizeof(m->dev.name));
 	m->dev.ops = &kiwi_mock_ops;
+	m->dev.iw_max_private_data = KIWI_CM_MAX_PRIVATE_DATA;
 	m->dev.netdev = netdev;
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->qps);

@@ -97,7 +97,7 @@ typedef void (*kiwi_mock_hook)(struct kiwi_mock *m, enum kiwi_mock_op op,
  * @hook_data: for @hook
  */
 struct kiwi_mock {
-	struct kiwi_device dev;
+	struct ib_device dev;
 	spinlock_t lock;	/* protects fails, nfails, qps, eps */
 	int fails[KIWI_MOCK_NR_OPS][KIWI_MOCK_MAX_FAILS];
 	u8 nfails[KIWI_MOCK_NR_OPS];
@@ -114,7 +114,7 @@ struct kiwi_mock {
 	u16 last_ord;
 	u16 last_pdata_len;
 	u8 last_pdata[8];
-	enum kiwi_qp_state last_qp_state;
+	enum ib_qp_state last_qp_state;
 	kiwi_mock_hook hook;
 	void *hook_data;
 };

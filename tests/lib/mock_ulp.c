@@ -139,21 +139,23 @@ EXPORT_SYMBOL_GPL(kiwi_ulp_id);
  */
 u32 kiwi_ulp_qp(struct kiwi_ulp *u)
 {
-	struct kiwi_qp_init_attr init = {
+	struct ib_qp_init_attr init = {
 		.send_cq = u->cq,
 		.recv_cq = u->cq,
 		.cap = { .max_send_wr = 4,
 			 .max_recv_wr = 4,
 			 .max_send_sge = 1,
 			 .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
 	};
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 
 	KUNIT_ASSERT_LT(u->test, u->nqps, (int)ARRAY_SIZE(u->qps));
-	qp = kiwi_create_qp(u->dev, &init);
+	qp = kiwi_create_qp(u->pd, &init);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(u->test, qp);
 	u->qps[u->nqps++] = qp;
-	return qp->qpn;
+	return qp->qp_num;
 }
 EXPORT_SYMBOL_GPL(kiwi_ulp_qp);
 
@@ -342,6 +344,7 @@ void kiwi_ulp_teardown(struct kiwi_ulp *u)
 	while (u->nqps)
 		kiwi_destroy_qp(u->qps[--u->nqps]);
 	kiwi_destroy_cq(u->cq);
+	kiwi_dealloc_pd(u->pd);
 	kiwi_mock_release_all(m);
 	kiwi_unregister_device(&m->dev);
 	KUNIT_EXPECT_EQ(test, atomic_read(&m->qps_alive), 0);
@@ -368,6 +371,7 @@ static void kiwi_ulp_free(struct kunit_resource *res)
 struct kiwi_ulp *kiwi_ulp_setup(struct kunit *test)
 {
 	struct kiwi_ulp *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	struct ib_cq_init_attr cq_attr = { .cqe = 8 };
 	char name[16];
 
 	KUNIT_ASSERT_NOT_NULL(test, u);
@@ -380,10 +384,16 @@ struct kiwi_ulp *kiwi_ulp_setup(struct kunit *test)
 	u->m = kiwi_mock_create(name);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, u->m);
 	u->dev = &u->m->dev;
-	u->cq = kiwi_create_cq(u->dev, 8, NULL, NULL);
+	u->cq = kiwi_create_cq(u->dev, NULL, NULL, NULL, &cq_attr);
 	if (IS_ERR(u->cq)) {
 		kiwi_mock_destroy(u->m);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, u->cq);
+	}
+	u->pd = kiwi_alloc_pd(u->dev, 0);
+	if (IS_ERR(u->pd)) {
+		kiwi_destroy_cq(u->cq);
+		kiwi_mock_destroy(u->m);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, u->pd);
 	}
 	KUNIT_ASSERT_NOT_NULL(test,
 			      kunit_alloc_resource(test, NULL, kiwi_ulp_free,

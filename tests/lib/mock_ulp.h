@@ -12,7 +12,7 @@
 #include <linux/wait.h>
 
 #include <kiwi/iw_cm.h>
-#include <kiwi/verbs.h>
+#include <rdma/ib_verbs.h>
 
 #include "mock_rnic.h"
 
@@ -58,6 +58,7 @@ typedef int (*kiwi_ulp_hook)(struct kiwi_ulp *u, struct kiwi_cm_id *id,
  * @m: its mock RNIC
  * @dev: @m's device
  * @cq: a CQ for the QPs
+ * @pd: the PD of the QPs
  * @lock: protects @recs and @n
  * @wq: woken on every recorded event
  * @recs: recorded events
@@ -75,8 +76,9 @@ typedef int (*kiwi_ulp_hook)(struct kiwi_ulp *u, struct kiwi_cm_id *id,
 struct kiwi_ulp {
 	struct kunit *test;
 	struct kiwi_mock *m;
-	struct kiwi_device *dev;
-	struct kiwi_cq *cq;
+	struct ib_device *dev;
+	struct ib_cq *cq;
+	struct ib_pd *pd;
 	spinlock_t lock;	/* protects recs, n, owned, nowned */
 	wait_queue_head_t wq;
 	struct kiwi_ulp_rec recs[KIWI_ULP_MAX_RECS];
@@ -87,7 +89,7 @@ struct kiwi_ulp {
 	void *hook_data;
 	struct kiwi_cm_id *owned[KIWI_ULP_MAX_OWNED];
 	int nowned;
-	struct kiwi_qp *qps[8];
+	struct ib_qp *qps[8];
 	int nqps;
 	int live_ids;
 };

@@ -17,6 +17,7 @@
 #include <net/net_namespace.h>
 #include <net/tcp.h>
 
+#include "verbs_util.h"
 #include "rdmacm_test.h"
 #include "softiw.h"
 
@@ -28,6 +29,7 @@
  * @test: the test
  * @dev: softiw_lo, referenced
  * @cq: the CQ of both QPs
+ * @pd: the PD of both QPs
  * @s: each side's last event; its lock protects @child too
  * @listener: the server's listener
  * @client: the client's id
@@ -35,8 +37,9 @@
  */
 struct sc {
 	struct kunit *test;
-	struct kiwi_device *dev;
-	struct kiwi_cq *cq;
+	struct ib_device *dev;
+	struct ib_cq *cq;
+	struct ib_pd *pd;
 	struct kiwi_rt_sides s;
 	struct rdma_cm_id *listener;
 	struct rdma_cm_id *client;
@@ -45,11 +48,11 @@ struct sc {
 
 static int sc_qp(struct sc *t, struct rdma_cm_id *id)
 {
-	struct kiwi_qp_init_attr init = { .cap = { 4, 4, 1, 1 } };
+	struct ib_qp_init_attr init = { KT_QP_RC, .cap = { 4, 4, 1, 1 } };
 
 	init.send_cq = t->cq;
 	init.recv_cq = t->cq;
-	return rdma_create_qp(id, NULL, &init);
+	return rdma_create_qp(id, t->pd, &init);
 }
 
 static int sc_request(struct sc *t, struct rdma_cm_id *id)
@@ -104,7 +107,7 @@ static void sc_destroy(struct sc *t, struct rdma_cm_id **idp)
 	struct rdma_cm_id *id = sc_take(t, idp);
 
 	if (id)
-		rdma_destroy_id(id);
+		kiwi_rt_destroy_with_qp(id);
 }
 
 static void sc_free(struct kunit_resource *res)
@@ -116,6 +119,8 @@ static void sc_free(struct kunit_resource *res)
 	sc_destroy(t, &t->listener);
 	if (!IS_ERR_OR_NULL(t->cq))
 		kiwi_destroy_cq(t->cq);
+	if (!IS_ERR_OR_NULL(t->pd))
+		kiwi_dealloc_pd(t->pd);
 	if (t->dev)
 		kiwi_device_put(t->dev);
 }
@@ -132,8 +137,10 @@ static struct sc *sc_setup(struct kunit *test)
 							 GFP_KERNEL, t));
 	t->dev = kiwi_device_get_by_name("softiw_lo");
 	KUNIT_ASSERT_NOT_NULL(test, t->dev);
-	t->cq = kiwi_create_cq(t->dev, 32, NULL, NULL);
+	t->cq = kt_cq(t->dev, 32, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq));
+	t->pd = kiwi_alloc_pd(t->dev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->pd));
 	t->listener = rdma_create_id(&init_net, sc_handler, t, RDMA_PS_TCP,
 				     IB_QPT_RC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->listener));
@@ -201,7 +208,7 @@ static void rdmacm_softiw_destroy_after_disconnect(struct kunit *test)
 		child = sc_take(t, &t->child);
 		KUNIT_ASSERT_NOT_NULL(test, child);
 		KUNIT_ASSERT_EQ(test, rdma_disconnect(child), 0);
-		rdma_destroy_id(child);
+		kiwi_rt_destroy_with_qp(child);
 
 		status = sc_wait(t, 0, RDMA_CM_EVENT_DISCONNECTED);
 		KUNIT_EXPECT_EQ_MSG(test, status, 0, "round %d", i);
@@ -247,7 +254,7 @@ static void sc_close_both(struct sc *t, bool client_first)
 	child = sc_take(t, &t->child);
 	KUNIT_ASSERT_NOT_NULL(test, child);
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(child), 0);
-	rdma_destroy_id(child);
+	kiwi_rt_destroy_with_qp(child);
 	if (client_first)
 		return;
 	/* the server's FIN ends the client's close: CLOSE, not shown */

@@ -11,6 +11,7 @@
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
 
+#include "verbs_util.h"
 #include "rdmacm_test.h"
 
 struct reply_case {
@@ -99,8 +100,8 @@ static void rdmacm_passive(struct kunit *test)
 	struct rdma_cm_id *child = kiwi_rt_request(rt, l);
 	struct rdma_conn_param p = { .responder_resources = 2,
 				     .initiator_depth = 1 };
-	struct kiwi_qp_init_attr init = { .cap = { 4, 4, 1, 1 } };
-	struct kiwi_qp_attr qa = {};
+	struct ib_qp_init_attr init = { KT_QP_RC, .cap = { 4, 4, 1, 1 } };
+	struct ib_qp_attr qa = {};
 	struct kiwi_rt_rec r = kiwi_rt_rec(rt, 0);
 	int mask = 0;
 
@@ -117,9 +118,9 @@ static void rdmacm_passive(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, child->device, &rt->m->dev);
 	init.send_cq = rt->cq;
 	init.recv_cq = rt->cq;
-	KUNIT_ASSERT_EQ(test, rdma_create_qp(child, NULL, &init), 0);
+	KUNIT_ASSERT_EQ(test, rdma_create_qp(child, rt->pd, &init), 0);
 	KUNIT_EXPECT_EQ(test, rdma_init_qp_attr(child, &qa, &mask), 0);
-	KUNIT_EXPECT_EQ(test, mask, KIWI_QP_ATTR_ACCESS);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_ACCESS_FLAGS);
 	KUNIT_ASSERT_EQ(test, rdma_accept(child, &p), 0);
 	KUNIT_EXPECT_EQ(test, rdma_accept(child, &p), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rt->m->last_ird, 2);
@@ -158,9 +159,9 @@ static void rdmacm_passive_close(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, n + 1));
 	KUNIT_EXPECT_EQ(test, kiwi_rt_rec(rt, n).event,
 			RDMA_CM_EVENT_DISCONNECTED);
-	rt->m->last_qp_state = KIWI_QPS_IDLE;
+	rt->m->last_qp_state = IB_QPS_INIT;
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(id), 0);
-	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, KIWI_QPS_CLOSING);
+	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, IB_QPS_SQD);
 	KUNIT_ASSERT_EQ(test, kiwi_rt_inject(rt, id, KIWI_CM_EVENT_CLOSE, 0,
 					     NULL), 0);
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(id), 0);
@@ -206,7 +207,7 @@ static int rt_destroy_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
 			   struct rdma_cm_event *ev)
 {
 	if (ev->event == RDMA_CM_EVENT_DISCONNECTED && kiwi_rt_forget(rt, id))
-		rdma_destroy_id(id);
+		kiwi_rt_destroy_with_qp(id);
 	return 0;
 }
 
@@ -264,8 +265,9 @@ static const void *call_gen_params(const void *prev, char *desc)
 
 static struct rdma_cm_id *rt_in_state(struct kiwi_rt *rt, enum rt_state s)
 {
-	struct kiwi_qp_init_attr init = { .send_cq = rt->cq, .recv_cq = rt->cq,
-					  .cap = { 4, 4, 1, 1 } };
+	struct ib_qp_init_attr init = { KT_QP_RC, .send_cq = rt->cq,
+					.recv_cq = rt->cq,
+					.cap = { 4, 4, 1, 1 } };
 	struct sockaddr_storage ss;
 	struct rdma_cm_id *id;
 
@@ -284,7 +286,7 @@ static struct rdma_cm_id *rt_in_state(struct kiwi_rt *rt, enum rt_state s)
 		return kiwi_rt_listener(rt, AF_INET, 5003);
 	case RT_REQUEST:
 		id = kiwi_rt_request(rt, kiwi_rt_listener(rt, AF_INET, 5004));
-		KUNIT_ASSERT_EQ(rt->test, rdma_create_qp(id, NULL, &init), 0);
+		KUNIT_ASSERT_EQ(rt->test, rdma_create_qp(id, rt->pd, &init), 0);
 		return id;
 	default:
 		return kiwi_rt_established(rt, AF_INET);
@@ -378,7 +380,7 @@ static void rdmacm_request_vs_destroy(struct kunit *test)
 
 struct rt_unreg {
 	struct work_struct work;
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 };
 
 static void rt_unreg_work(struct work_struct *work)
@@ -427,6 +429,7 @@ static void rdmacm_device_removal(struct kunit *test)
 			    RDMA_CM_EVENT_DEVICE_REMOVAL;
 	KUNIT_EXPECT_EQ(test, removals, 6);
 	kiwi_destroy_cq(rt->cq);
+	kiwi_dealloc_pd(rt->pd);
 	flush_work(&u.work);
 	destroy_work_on_stack(&u.work);
 	rt->m = NULL;

@@ -72,7 +72,7 @@ static void rdmacm_disc_prompt(struct kunit *test)
 			RDMA_CM_EVENT_DISCONNECTED);
 	KUNIT_EXPECT_EQ(test, kiwi_rt_rec(rt, n).status, 0);
 	KUNIT_EXPECT_EQ(test, kiwi_rt_state(id), KIWI_RDMA_DISCONNECTED);
-	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, KIWI_QPS_CLOSING);
+	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, IB_QPS_SQD);
 	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(dt_cm(id)),
 			KIWI_CM_STATE_CLOSING);
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(id), 0);
@@ -143,16 +143,16 @@ static void rdmacm_disc_destroy_after(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, rdma_disconnect(id), 0);
 	KUNIT_ASSERT_TRUE(test, kiwi_rt_forget(rt, id));
-	rdma_destroy_id(id);
+	kiwi_rt_destroy_with_qp(id);
 	n = kiwi_rt_count(rt);
-	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, KIWI_QPS_CLOSING);
+	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, IB_QPS_SQD);
 	/* the mock's endpoint still pins @cm */
 	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(cm), KIWI_CM_STATE_LINGER);
 	KUNIT_EXPECT_EQ(test, kiwi_mock_event(rt->m, cm, KIWI_CM_EVENT_CLOSE,
 					      0), 0);
 	kiwi_cm_id_flush(cm);
 	KUNIT_EXPECT_EQ(test, kiwi_rt_count(rt), n);
-	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, KIWI_QPS_CLOSING);
+	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, IB_QPS_SQD);
 	KUNIT_EXPECT_TRUE(test, kiwi_mock_release(rt->m, cm));
 	/* the linger work drops the owner's reference: the id goes */
 	KUNIT_EXPECT_TRUE(test, dt_wait_live(live - 1));
@@ -193,7 +193,7 @@ static void dt_race_round(struct kunit *test, struct kiwi_rt *rt,
 	KUNIT_EXPECT_EQ_MSG(test, dt_disconnected(rt, id, n, &status), 1,
 			    "round %d", i);
 	KUNIT_EXPECT_EQ_MSG(test, status, 0, "round %d", i);
-	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, KIWI_QPS_CLOSING);
+	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, IB_QPS_SQD);
 	kiwi_rt_destroy(rt, id);
 	/* the records are full after a few rounds: start again */
 	spin_lock_irqsave(&rt->lock, flags);
@@ -287,7 +287,7 @@ static void rdmacm_disc_handler_destroys(struct kunit *test)
 	     i++)
 		msleep(20);
 	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(cm), KIWI_CM_STATE_LINGER);
-	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, KIWI_QPS_CLOSING);
+	KUNIT_EXPECT_EQ(test, rt->m->last_qp_state, IB_QPS_SQD);
 	KUNIT_EXPECT_EQ(test, kiwi_mock_event(rt->m, cm, KIWI_CM_EVENT_CLOSE,
 					      0), 0);
 	kiwi_cm_id_flush(cm);

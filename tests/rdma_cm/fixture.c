@@ -9,6 +9,7 @@
 #include <linux/rtnetlink.h>
 #include <net/net_namespace.h>
 
+#include "verbs_util.h"
 #include "rdmacm_test.h"
 
 static atomic_t kiwi_rt_seq = ATOMIC_INIT(0);
@@ -49,14 +50,30 @@ bool kiwi_rt_forget(struct kiwi_rt *rt, struct rdma_cm_id *id)
 }
 
 /**
- * kiwi_rt_destroy() - destroy an owned id now
+ * kiwi_rt_destroy_with_qp() - rdma_destroy_id(), then the id's QP
+ * @id: the id
+ *
+ * The QP goes after the id, the order Linux's NVMe host uses:
+ * rdma_destroy_id() leaves the QP to the ULP.
+ */
+void kiwi_rt_destroy_with_qp(struct rdma_cm_id *id)
+{
+	struct ib_qp *qp = id->qp;
+
+	rdma_destroy_id(id);
+	if (qp)
+		ib_destroy_qp(qp);
+}
+
+/**
+ * kiwi_rt_destroy() - destroy an owned id now, then its QP
  * @rt: the fixture
  * @id: the id
  */
 void kiwi_rt_destroy(struct kiwi_rt *rt, struct rdma_cm_id *id)
 {
 	if (kiwi_rt_forget(rt, id))
-		rdma_destroy_id(id);
+		kiwi_rt_destroy_with_qp(id);
 }
 
 /*
@@ -73,8 +90,9 @@ static int kiwi_rt_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		kiwi_rt_own(rt, id);
 	ret = rt->hook ? rt->hook(rt, id, ev) : rt->ret_on[ev->event];
-	if (ret)
-		kiwi_rt_forget(rt, id);
+	/* Giving the id up: its QP first, as a ULP must. */
+	if (ret && kiwi_rt_forget(rt, id))
+		rdma_destroy_qp(id);
 	spin_lock_irqsave(&rt->lock, flags);
 	if (rt->n < KIWI_RT_MAX_RECS) {
 		rt->recs[rt->n++] = (struct kiwi_rt_rec){
@@ -105,6 +123,7 @@ void kiwi_rt_destroy_mock(struct kiwi_rt *rt)
 	while (rt->nowned)
 		kiwi_rt_destroy(rt, rt->owned[0]);
 	kiwi_destroy_cq(rt->cq);
+	kiwi_dealloc_pd(rt->pd);
 	rt->m = NULL;
 	kiwi_mock_release_all(m);
 	kiwi_unregister_device(&m->dev);
@@ -137,7 +156,7 @@ static int kiwi_rt_lo_up(void)
 /* Address resolution on lo must find the mock, not another kiwi device. */
 static void kiwi_rt_check_lo(struct kiwi_rt *rt)
 {
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 	char name[32] = "";
 
 	dev = kiwi_device_get_by_netdev(init_net.loopback_dev);
@@ -169,10 +188,16 @@ struct kiwi_rt *kiwi_rt_setup(struct kunit *test, bool on_lo)
 	snprintf(name, sizeof(name), "rcm%d", kiwi_rt_seq_next());
 	rt->m = kiwi_mock_create_on(name, on_lo ? init_net.loopback_dev : NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rt->m);
-	rt->cq = kiwi_create_cq(&rt->m->dev, 8, NULL, NULL);
+	rt->cq = kt_cq(&rt->m->dev, 8, NULL, NULL);
 	if (IS_ERR(rt->cq)) {
 		kiwi_mock_destroy(rt->m);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rt->cq);
+	}
+	rt->pd = kiwi_alloc_pd(&rt->m->dev, 0);
+	if (IS_ERR(rt->pd)) {
+		kiwi_destroy_cq(rt->cq);
+		kiwi_mock_destroy(rt->m);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rt->pd);
 	}
 	KUNIT_ASSERT_NOT_NULL(test,
 			      kunit_alloc_resource(test, NULL, kiwi_rt_free,
@@ -375,7 +400,7 @@ static bool kiwi_rt_expect(struct kiwi_rt *rt, int n, struct rdma_cm_id *id,
  */
 struct rdma_cm_id *kiwi_rt_resolved(struct kiwi_rt *rt, int family)
 {
-	struct kiwi_qp_init_attr init = { .cap = { 4, 4, 1, 1 } };
+	struct ib_qp_init_attr init = { KT_QP_RC, .cap = { 4, 4, 1, 1 } };
 	struct rdma_cm_id *id = kiwi_rt_id(rt);
 	struct sockaddr_storage dst;
 	int n = kiwi_rt_count(rt);
@@ -394,7 +419,7 @@ struct rdma_cm_id *kiwi_rt_resolved(struct kiwi_rt *rt, int family)
 					 RDMA_CM_EVENT_ROUTE_RESOLVED));
 	init.send_cq = rt->cq;
 	init.recv_cq = rt->cq;
-	KUNIT_ASSERT_EQ(rt->test, rdma_create_qp(id, NULL, &init), 0);
+	KUNIT_ASSERT_EQ(rt->test, rdma_create_qp(id, rt->pd, &init), 0);
 	return id;
 }
 

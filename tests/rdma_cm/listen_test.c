@@ -159,7 +159,7 @@ static atomic_t rt_hook_runs;
 static void rt_locking_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
 			    struct kiwi_cm_id *id)
 {
-	struct kiwi_device *dev;
+	struct ib_device *dev;
 
 	if (op != KIWI_MOCK_CREATE_LISTEN)
 		return;
@@ -390,7 +390,7 @@ static void rt_gone_destroy(struct work_struct *work)
 {
 	struct rt_gone *g = container_of(work, struct rt_gone, destroy);
 
-	rdma_destroy_id(g->y);
+	kiwi_rt_destroy_with_qp(g->y);
 	complete_all(&g->destroyed);
 }
 

@@ -6,7 +6,7 @@
 #include <kunit/test.h>
 #include <linux/stringify.h>
 
-#include <kiwi/rdma_cm.h>
+#include <rdma/rdma_cm.h>
 
 struct name_case {
 	const char *ulp_name;

@@ -18,6 +18,7 @@
 #include <net/net_namespace.h>
 #include <net/tcp_states.h>
 
+#include "verbs_util.h"
 #include "kiwi_test.h"
 #include "rdmacm_test.h"
 #include "softiw.h"
@@ -34,6 +35,7 @@
  * @peer: the peer namespace
  * @dev: the softiw devices of kv0 (0, the client's) and kv1 (1)
  * @cq: a CQ on each
+ * @pd: a PD on each
  * @attached: which of the two this case attached (and detaches)
  * @s: each side's last event; its lock protects @child too
  * @listener: the server's listener
@@ -45,8 +47,9 @@
 struct pt {
 	struct kunit *test;
 	struct net *peer;
-	struct kiwi_device *dev[2];
-	struct kiwi_cq *cq[2];
+	struct ib_device *dev[2];
+	struct ib_cq *cq[2];
+	struct ib_pd *pd[2];
 	bool attached[2];
 	struct kiwi_rt_sides s;
 	struct rdma_cm_id *listener;
@@ -57,12 +60,12 @@ struct pt {
 
 static int pt_qp(struct pt *t, struct rdma_cm_id *id)
 {
-	struct kiwi_qp_init_attr init = { .cap = { 4, 4, 1, 1 } };
+	struct ib_qp_init_attr init = { KT_QP_RC, .cap = { 4, 4, 1, 1 } };
 	int side = id->device == t->dev[1];
 
 	init.send_cq = t->cq[side];
 	init.recv_cq = t->cq[side];
-	return rdma_create_qp(id, NULL, &init);
+	return rdma_create_qp(id, t->pd[side], &init);
 }
 
 /*
@@ -118,7 +121,7 @@ static void pt_destroy(struct pt *t, struct rdma_cm_id **idp)
 	*idp = NULL;
 	spin_unlock_irqrestore(&t->s.lock, flags);
 	if (id)
-		rdma_destroy_id(id);
+		kiwi_rt_destroy_with_qp(id);
 }
 
 static const char *const pt_ifname[] = { "kv0", "kv1" };
@@ -141,6 +144,8 @@ static void pt_free(struct kunit_resource *res)
 	for (i = 0; i < 2; i++) {
 		if (!IS_ERR_OR_NULL(t->cq[i]))
 			kiwi_destroy_cq(t->cq[i]);
+		if (!IS_ERR_OR_NULL(t->pd[i]))
+			kiwi_dealloc_pd(t->pd[i]);
 		if (t->dev[i])
 			kiwi_device_put(t->dev[i]);
 		if (t->attached[i])
@@ -165,8 +170,10 @@ static struct pt *pt_setup(struct kunit *test)
 		t->attached[i] = !ret;
 		t->dev[i] = kiwi_device_get_by_name(pt_devname[i]);
 		KUNIT_ASSERT_NOT_NULL(test, t->dev[i]);
-		t->cq[i] = kiwi_create_cq(t->dev[i], 32, NULL, NULL);
+		t->cq[i] = kt_cq(t->dev[i], 32, NULL, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq[i]));
+		t->pd[i] = kiwi_alloc_pd(t->dev[i], 0);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t->pd[i]));
 	}
 	return t;
 }

@@ -14,6 +14,7 @@
 #include <linux/in.h>
 #include <linux/workqueue.h>
 
+#include "verbs_util.h"
 #include "rdmacm_test.h"
 
 enum ra_victim { RA_CHILD, RA_LISTENER };
@@ -93,12 +94,12 @@ KUNIT_ARRAY_PARAM(ra, ra_victims, ra_desc);
 static struct rdma_cm_id *ra_request(struct kiwi_rt *rt, struct rdma_cm_id *l,
 				     struct kiwi_cm_id **cm)
 {
-	struct kiwi_qp_init_attr init = { .cap = { 1, 1, 1, 1 } };
+	struct ib_qp_init_attr init = { KT_QP_RC, .cap = { 1, 1, 1, 1 } };
 	struct rdma_cm_id *child = kiwi_rt_request(rt, l);
 
 	init.send_cq = rt->cq;
 	init.recv_cq = rt->cq;
-	KUNIT_ASSERT_EQ(rt->test, rdma_create_qp(child, NULL, &init), 0);
+	KUNIT_ASSERT_EQ(rt->test, rdma_create_qp(child, rt->pd, &init), 0);
 	*cm = kiwi_rdma_priv(child)->cm;
 	return child;
 }
@@ -264,7 +265,7 @@ static void rh_reply_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
 static int rh_connect_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
 			   struct rdma_cm_event *ev)
 {
-	struct kiwi_qp_init_attr init = { .cap = { 1, 1, 1, 1 } };
+	struct ib_qp_init_attr init = { KT_QP_RC, .cap = { 1, 1, 1, 1 } };
 	struct rdma_conn_param p = { .responder_resources = 1,
 				     .initiator_depth = 1 };
 	int i = rh_enter(id);
@@ -272,7 +273,7 @@ static int rh_connect_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
 	if (ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED) {
 		init.send_cq = rt->cq;
 		init.recv_cq = rt->cq;
-		rh->connect_ret = rdma_create_qp(id, NULL, &init) ?:
+		rh->connect_ret = rdma_create_qp(id, rt->pd, &init) ?:
 				  (rh->locked ? rdma_connect_locked(id, &p) :
 				   rdma_connect(id, &p));
 		msleep(200);
@@ -410,7 +411,7 @@ static int rh_destroy_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
 	} else if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
 		if (wait_for_completion_timeout(&rh->x_entered, 5 * HZ) &&
 		    kiwi_rt_forget(rt, rh->x))
-			rdma_destroy_id(rh->x);
+			kiwi_rt_destroy_with_qp(rh->x);
 		rh->seen_inside = atomic_read(&rh->inside[0]);
 	}
 	atomic_dec(&rh->inside[i]);
@@ -439,7 +440,7 @@ static void rdmacm_destroy_waits_for_handler(struct kunit *test)
 	/* Y destroyed X: the fixture must not (nor leak it if Y did not) */
 	if (kiwi_rt_forget(rt, st->x)) {
 		KUNIT_FAIL(test, "Y's handler did not destroy X");
-		rdma_destroy_id(st->x);
+		kiwi_rt_destroy_with_qp(st->x);
 	}
 	KUNIT_EXPECT_EQ(test, st->seen_inside, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&st->overlaps), 0);
@@ -490,7 +491,7 @@ static int rx_destroy_hook(struct kiwi_rt *rt, struct rdma_cm_id *id,
 		return 0;
 	complete(&rx->entered);
 	if (kiwi_rt_forget(rt, rx->victim))
-		rdma_destroy_id(rx->victim);
+		kiwi_rt_destroy_with_qp(rx->victim);
 	complete(&rx->done);
 	return 0;
 }
@@ -616,7 +617,7 @@ static void rr_destroy_work(struct work_struct *work)
 {
 	struct rr_state *st = container_of(work, struct rr_state, work);
 
-	rdma_destroy_id(st->x);
+	kiwi_rt_destroy_with_qp(st->x);
 	complete(&st->destroyed);
 }
 

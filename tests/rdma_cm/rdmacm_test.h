@@ -9,7 +9,7 @@
 #include <kunit/test.h>
 #include <linux/wait.h>
 
-#include <kiwi/rdma_cm.h>
+#include <rdma/rdma_cm.h>
 
 #include "mock_rnic.h"
 #include "rdmacm.h"
@@ -55,6 +55,7 @@ typedef int (*kiwi_rt_hook)(struct kiwi_rt *rt, struct rdma_cm_id *id,
  * @test: the running test
  * @m: the mock RNIC, bound to lo unless the test asked otherwise
  * @cq: a CQ for QPs
+ * @pd: the PD of QPs
  * @lock: protects @recs, @n, @owned, @nowned
  * @wq: woken on every event
  * @recs: recorded events
@@ -67,7 +68,8 @@ typedef int (*kiwi_rt_hook)(struct kiwi_rt *rt, struct rdma_cm_id *id,
 struct kiwi_rt {
 	struct kunit *test;
 	struct kiwi_mock *m;
-	struct kiwi_cq *cq;
+	struct ib_cq *cq;
+	struct ib_pd *pd;
 	spinlock_t lock;	/* protects recs, n, owned, nowned */
 	wait_queue_head_t wq;
 	struct kiwi_rt_rec recs[KIWI_RT_MAX_RECS];
@@ -110,6 +112,7 @@ int kiwi_rt_seq_next(void);
 struct kiwi_mock **kiwi_rt_mock(struct kiwi_rt *rt, struct net_device *nd,
 				kiwi_mock_hook hook);
 bool kiwi_rt_forget(struct kiwi_rt *rt, struct rdma_cm_id *id);
+void kiwi_rt_destroy_with_qp(struct rdma_cm_id *id);
 void kiwi_rt_destroy(struct kiwi_rt *rt, struct rdma_cm_id *id);
 bool kiwi_rt_wait(struct kiwi_rt *rt, int n);
 int kiwi_rt_count(struct kiwi_rt *rt);

@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
 
+#include "verbs_util.h"
 #include "rdmacm_test.h"
 
 enum rm_state {
@@ -146,13 +147,13 @@ static struct rdma_cm_id *rm_accepted(struct kiwi_rt *rt)
 {
 	struct rdma_cm_id *l = kiwi_rt_listener(rt, AF_INET, 7302);
 	struct rdma_cm_id *child = kiwi_rt_request(rt, l);
-	struct kiwi_qp_init_attr init = { .cap = { 4, 4, 1, 1 } };
+	struct ib_qp_init_attr init = { KT_QP_RC, .cap = { 4, 4, 1, 1 } };
 	struct rdma_conn_param p = { .responder_resources = 1,
 				     .initiator_depth = 1 };
 
 	init.send_cq = rt->cq;
 	init.recv_cq = rt->cq;
-	KUNIT_ASSERT_EQ(rt->test, rdma_create_qp(child, NULL, &init), 0);
+	KUNIT_ASSERT_EQ(rt->test, rdma_create_qp(child, rt->pd, &init), 0);
 	KUNIT_ASSERT_EQ(rt->test, rdma_accept(child, &p), 0);
 	return child;
 }
@@ -269,8 +270,10 @@ static void rdmacm_removal_in_state(struct kunit *test)
 	}
 	while (rt->nowned)
 		kiwi_rt_destroy(rt, rt->owned[0]);
-	if (slot == &rt->m)
+	if (slot == &rt->m) {
 		kiwi_destroy_cq(rt->cq);
+		kiwi_dealloc_pd(rt->pd);
+	}
 	*slot = NULL;	/* a hang leaks the mock rather than free it twice */
 	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&u->done,
 								30 * HZ),
@@ -313,8 +316,10 @@ static void rdmacm_removal_kept(struct kunit *test)
 	for (i = 0; i < rt->nowned; i++)
 		if (rt->owned[i]->qp)
 			rdma_destroy_qp(rt->owned[i]);
-	if (slot == &rt->m)
+	if (slot == &rt->m) {
 		kiwi_destroy_cq(rt->cq);
+		kiwi_dealloc_pd(rt->pd);
+	}
 	*slot = NULL;	/* a hang leaks the mock rather than free it twice */
 	start = jiffies;
 	u = rm_unreg_start(test, m);
@@ -374,6 +379,7 @@ static void rdmacm_removal_slow_handler(struct kunit *test)
 	rt->hook = rm_slow_hook;
 	m = rt->m;
 	kiwi_destroy_cq(rt->cq);
+	kiwi_dealloc_pd(rt->pd);
 	rt->m = NULL;	/* a hang leaks the mock rather than free it twice */
 	u = rm_unreg_start(test, m);
 	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&u->done,

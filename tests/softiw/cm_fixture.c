@@ -114,6 +114,45 @@ static void cmt_release_res(struct kunit_resource *res)
 	cmt_release(res->data);
 }
 
+/*
+ * The PD goes when the case ends, after cmt_release() and every resource
+ * the case took after cmt_setup() (an MR of the PD among them), even if
+ * the case called cmt_teardown() before.
+ */
+static void cmt_pd_res(struct kunit_resource *res)
+{
+	struct cmt *t = res->data;
+
+	if (!IS_ERR_OR_NULL(t->pd))
+		kiwi_dealloc_pd(t->pd);
+	t->pd = NULL;
+}
+
+/* The fixture's PD and CQ on its device. */
+static void cmt_verbs_init(struct cmt *t)
+{
+	t->cq = cmt_cq(t, 16);
+	t->pd = kiwi_alloc_pd(t->dev, 0);
+	KUNIT_ASSERT_FALSE(t->test, IS_ERR(t->pd));
+}
+
+/**
+ * cmt_cq() - a CQ polled by hand, destroyed with the fixture if it is
+ *	the fixture's own
+ * @t: the fixture
+ * @cqe: entries
+ *
+ * Return: the CQ; the test is aborted on failure.
+ */
+struct ib_cq *cmt_cq(struct cmt *t, u32 cqe)
+{
+	struct ib_cq_init_attr attr = { .cqe = cqe };
+	struct ib_cq *cq = kiwi_create_cq(t->dev, NULL, NULL, NULL, &attr);
+
+	KUNIT_ASSERT_FALSE(t->test, IS_ERR(cq));
+	return cq;
+}
+
 /**
  * cmt_setup() - a fixture on softiw_lo, loopback up
  * @test: the test
@@ -136,14 +175,17 @@ struct cmt *cmt_setup(struct kunit *test, u16 port)
 	spin_lock_init(&t->lock);
 	init_waitqueue_head(&t->wq);
 	t->live_ids = kiwi_cm_live_ids();
+	/* Taken first, released last: after cmt_release(). */
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 cmt_pd_res,
+							 GFP_KERNEL, t));
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
 							 cmt_release_res,
 							 GFP_KERNEL, t));
 	cmt_lo_up();
 	t->dev = kiwi_device_get_by_name("softiw_lo");
 	KUNIT_ASSERT_NOT_NULL(test, t->dev);
-	t->cq = kiwi_create_cq(t->dev, 16, NULL, NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq));
+	cmt_verbs_init(t);
 	return t;
 }
 
@@ -172,7 +214,7 @@ void cmt_teardown(struct cmt *t)
  *
  * Return: the id.
  */
-struct kiwi_cm_id *cmt_id_on(struct cmt *t, struct kiwi_device *dev)
+struct kiwi_cm_id *cmt_id_on(struct cmt *t, struct ib_device *dev)
 {
 	struct kiwi_cm_id *id = kiwi_cm_create_id(dev, cmt_handler, t);
 	unsigned long flags;
@@ -258,18 +300,22 @@ struct kiwi_cm_id *cmt_listen(struct cmt *t)
  *
  * Return: the QP.
  */
-struct kiwi_qp *cmt_qp_init(struct cmt *t, const struct kiwi_qp_init_attr *init)
+struct ib_qp *cmt_qp_init(struct cmt *t, const struct ib_qp_init_attr *init)
 {
-	struct kiwi_qp_attr attr = { .access = t->qp_access };
-	struct kiwi_qp *qp;
+	struct ib_qp_attr attr = { .qp_access_flags = t->qp_access };
+	struct ib_qp_init_attr a = *init;
+	struct ib_qp *qp;
 
 	KUNIT_ASSERT_LT(t->test, t->nqps, CMT_MAX_IDS);
-	qp = kiwi_create_qp(t->dev, init);
+	/* Signalled sends only unless the test asks for all of them. */
+	a.qp_type = IB_QPT_RC;
+	a.sq_sig_type = t->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	qp = kiwi_create_qp(t->pd, &a);
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR(qp));
 	t->qps[t->nqps++] = qp;
 	if (t->qp_access != CMT_QP_AS_CREATED)
 		KUNIT_ASSERT_EQ(t->test, kiwi_modify_qp(qp, &attr,
-							KIWI_QP_ATTR_ACCESS),
+							IB_QP_ACCESS_FLAGS),
 				0);
 	return qp;
 }
@@ -279,7 +325,7 @@ struct kiwi_qp *cmt_qp_init(struct cmt *t, const struct kiwi_qp_init_attr *init)
  * @t: the fixture
  * @qp: a QP made by cmt_qp_init() or cmt_qp()
  */
-void cmt_destroy_qp(struct cmt *t, struct kiwi_qp *qp)
+void cmt_destroy_qp(struct cmt *t, struct ib_qp *qp)
 {
 	int i;
 
@@ -316,16 +362,16 @@ void *cmt_buf(struct cmt *t, size_t len)
  * @t: the fixture
  * @buf: the memory, alive until the test case ends
  * @len: its length
- * @access: KIWI_ACCESS_* bits
+ * @access: IB_ACCESS_* bits
  *
  * Return: the MR.
  */
-struct kiwi_mr *cmt_mr(struct cmt *t, void *buf, size_t len, u32 access)
+struct ib_mr *cmt_mr(struct cmt *t, void *buf, size_t len, u32 access)
 {
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 
 	KUNIT_ASSERT_LT(t->test, t->nmrs, CMT_MAX_IDS);
-	mr = kiwi_reg_kernel_mr(t->dev, buf, len, access);
+	mr = kiwi_reg_kernel_mr(t->pd, buf, len, access);
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR(mr));
 	t->mrs[t->nmrs++] = mr;
 	return mr;
@@ -339,13 +385,13 @@ struct kiwi_mr *cmt_mr(struct cmt *t, void *buf, size_t len, u32 access)
  */
 u32 cmt_qp(struct cmt *t)
 {
-	struct kiwi_qp_init_attr init = {
+	struct ib_qp_init_attr init = {
 		.send_cq = t->cq, .recv_cq = t->cq,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
-	return cmt_qp_init(t, &init)->qpn;
+	return cmt_qp_init(t, &init)->qp_num;
 }
 
 /**
@@ -458,12 +504,13 @@ struct cmt *cmt_setup_in(struct kunit *test, struct net *net,
 							 GFP_KERNEL, d));
 	t = cmt_setup(test, port);
 	kiwi_destroy_cq(t->cq);
+	kiwi_dealloc_pd(t->pd);
 	kiwi_device_put(t->dev);
 	t->cq = NULL;
+	t->pd = NULL;
 	t->dev = kiwi_device_get_by_name(devname);
 	KUNIT_ASSERT_NOT_NULL(test, t->dev);
-	t->cq = kiwi_create_cq(t->dev, 16, NULL, NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq));
+	cmt_verbs_init(t);
 	return t;
 }
 
@@ -476,10 +523,10 @@ struct cmt *cmt_setup_in(struct kunit *test, struct net *net,
  *
  * Return: the active id; the passive one is @tb's CONNECT_REQUEST.
  */
-struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct kiwi_qp *qa,
-				    struct cmt *tb, struct kiwi_qp *qb)
+struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct ib_qp *qa,
+				    struct cmt *tb, struct ib_qp *qb)
 {
-	struct kiwi_conn_param cp = { .ird = 4, .ord = 4, .qpn = qa->qpn };
+	struct kiwi_conn_param cp = { .ird = 4, .ord = 4, .qpn = qa->qp_num };
 	struct kunit *test = ta->test;
 	struct kiwi_cm_id *l, *a;
 	struct sockaddr_in *sin;
@@ -507,9 +554,9 @@ struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct kiwi_qp *qa,
  * Return: @a's CONNECT_REPLY, status 0.
  */
 const struct cmt_rec *cmt_accept(struct cmt *ta, struct kiwi_cm_id *a,
-				 struct cmt *tb, struct kiwi_qp *qb)
+				 struct cmt *tb, struct ib_qp *qb)
 {
-	struct kiwi_conn_param cp = { .ird = 4, .ord = 4, .qpn = qb->qpn };
+	struct kiwi_conn_param cp = { .ird = 4, .ord = 4, .qpn = qb->qp_num };
 	struct kunit *test = ta->test;
 	const struct cmt_rec *r;
 

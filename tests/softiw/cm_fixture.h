@@ -17,7 +17,7 @@
 
 #include <kiwi/iw_cm.h>
 #include <kiwi/provider.h>
-#include <kiwi/verbs.h>
+#include <rdma/ib_verbs.h>
 
 #define CMT_MAX_RECS 32
 #define CMT_MAX_IDS 8
@@ -50,6 +50,7 @@ struct cmt_rec {
  * @test: the test
  * @dev: softiw_lo
  * @cq: CQ of every QP
+ * @pd: PD of every QP and MR
  * @lock: protects @recs, @n, @ids and @nids
  * @wq: woken on each event
  * @recs: events
@@ -67,26 +68,30 @@ struct cmt_rec {
  * @qp_access: rights cmt_qp_init() gives each new QP (KIWI_QP_ACCESS_IWARP
  *	unless the test changes it), or CMT_QP_AS_CREATED to keep what
  *	kiwi_create_qp() gives
+ * @sig_all: cmt_qp_init() makes QPs of IB_SIGNAL_ALL_WR, not the
+ *	default IB_SIGNAL_REQ_WR
  */
 struct cmt {
 	struct kunit *test;
-	struct kiwi_device *dev;
-	struct kiwi_cq *cq;
+	struct ib_device *dev;
+	struct ib_cq *cq;
+	struct ib_pd *pd;
 	spinlock_t lock;	/* protects recs, n, ids and nids */
 	wait_queue_head_t wq;
 	struct cmt_rec recs[CMT_MAX_RECS];
 	int n;
 	struct kiwi_cm_id *ids[CMT_MAX_IDS];
 	int nids;
-	struct kiwi_qp *qps[CMT_MAX_IDS];
+	struct ib_qp *qps[CMT_MAX_IDS];
 	int nqps;
-	struct kiwi_mr *mrs[CMT_MAX_IDS];
+	struct ib_mr *mrs[CMT_MAX_IDS];
 	int nmrs;
 	void *bufs[CMT_MAX_IDS];
 	int nbufs;
 	int live_ids;
 	u16 port;
 	u32 qp_access;
+	bool sig_all;
 };
 
 #define CMT_QP_AS_CREATED	U32_MAX
@@ -96,27 +101,28 @@ void cmt_suite_exit(struct kunit_suite *suite);
 struct cmt *cmt_setup(struct kunit *test, u16 port);
 struct cmt *cmt_setup_in(struct kunit *test, struct net *net,
 			 const char *ifname, const char *devname, u16 port);
-struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct kiwi_qp *qa,
-				    struct cmt *tb, struct kiwi_qp *qb);
+struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct ib_qp *qa,
+				    struct cmt *tb, struct ib_qp *qb);
 const struct cmt_rec *cmt_accept(struct cmt *ta, struct kiwi_cm_id *a,
-				 struct cmt *tb, struct kiwi_qp *qb);
+				 struct cmt *tb, struct ib_qp *qb);
 void cmt_teardown(struct cmt *t);
 void cmt_release(struct cmt *t);
 struct kiwi_cm_id *cmt_listen(struct cmt *t);
-struct kiwi_cm_id *cmt_id_on(struct cmt *t, struct kiwi_device *dev);
+struct kiwi_cm_id *cmt_id_on(struct cmt *t, struct ib_device *dev);
 void cmt_any_addr(struct sockaddr_storage *ss, u16 port);
 void cmt_destroy(struct cmt *t, struct kiwi_cm_id *id);
 struct kiwi_cm_id *cmt_connect(struct cmt *t, const char *pd, u16 port);
 struct kiwi_cm_id *cmt_connect_qp(struct cmt *t, const char *pd, u16 port,
 				  u32 qpn);
-struct kiwi_qp *cmt_qp_init(struct cmt *t,
-			    const struct kiwi_qp_init_attr *init);
+struct ib_cq *cmt_cq(struct cmt *t, u32 cqe);
+struct ib_qp *cmt_qp_init(struct cmt *t,
+			  const struct ib_qp_init_attr *init);
 struct kiwi_cm_id *cmt_connect_param(struct cmt *t, u16 port,
 				     const struct kiwi_conn_param *p);
 u32 cmt_qp(struct cmt *t);
-void cmt_destroy_qp(struct cmt *t, struct kiwi_qp *qp);
+void cmt_destroy_qp(struct cmt *t, struct ib_qp *qp);
 void *cmt_buf(struct cmt *t, size_t len);
-struct kiwi_mr *cmt_mr(struct cmt *t, void *buf, size_t len, u32 access);
+struct ib_mr *cmt_mr(struct cmt *t, void *buf, size_t len, u32 access);
 const struct cmt_rec *cmt_wait(struct cmt *t, u8 event, struct kiwi_cm_id *id);
 int cmt_count(struct cmt *t, u8 event);
 void cmt_param(struct kunit *test, const char *name, const char *value);

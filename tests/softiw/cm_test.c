@@ -39,7 +39,7 @@ static struct kiwi_cm_id *cm_establish(struct cmt *t, struct kiwi_cm_id **child)
 	struct kiwi_conn_param p = {
 		.private_data = "ok", .private_data_len = 2, .ird = 4, .ord = 4,
 	};
-	struct kiwi_qp *qa, *qb;
+	struct ib_qp *qa, *qb;
 	const struct cmt_rec *r;
 	struct kiwi_cm_id *a;
 	unsigned long idle;
@@ -239,7 +239,7 @@ static void cm_error_while_connecting(struct kunit *test)
 		.sin_family = AF_INET, .sin_port = htons(21091),
 		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
 	};
-	struct kiwi_qp_attr attr = { .qp_state = KIWI_QPS_ERROR };
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	const struct cmt_rec *r;
 	struct socket *mute;
 	struct kiwi_cm_id *a;
@@ -257,7 +257,7 @@ static void cm_error_while_connecting(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	a = cmt_connect_qp(t, "x", t->port, cmt_qp(t));
 	msleep(200);	/* TCP up, Request sent: now awaiting the Reply */
-	ret = kiwi_modify_qp(t->qps[t->nqps - 1], &attr, KIWI_QP_ATTR_STATE);
+	ret = kiwi_modify_qp(t->qps[t->nqps - 1], &attr, IB_QP_STATE);
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a);
 	sock_release(mute);
 	KUNIT_EXPECT_EQ(test, ret, 0);
@@ -284,7 +284,7 @@ static void cm_put_dev(struct kunit_resource *res)
 static void cm_wildcard_two_devices(struct kunit *test)
 {
 	struct kiwi_cm_id *on_lo, *on_kv0, *a;
-	struct kiwi_device *kv0;
+	struct ib_device *kv0;
 	const struct cmt_rec *r;
 	struct cmt *t;
 
@@ -501,13 +501,13 @@ static void cm_pdata_limit(struct kunit *test)
 {
 	struct cmt *t = cmt_setup(test, 21009);
 	struct kiwi_conn_param p = { .ird = 4, .ord = 4 };
-	struct kiwi_device_attr attr;
+	struct ib_device_attr attr;
 	const struct cmt_rec *r;
 	struct kiwi_cm_id *a;
 	u8 *pd = cmt_buf(t, CM_PD_MAX_V2 + 1);
 
 	KUNIT_ASSERT_EQ(test, kiwi_query_device(t->dev, &attr), 0);
-	KUNIT_EXPECT_EQ(test, attr.max_private_data, CM_PD_MAX_V2);
+	KUNIT_EXPECT_EQ(test, t->dev->iw_max_private_data, CM_PD_MAX_V2);
 	memset(pd, 'p', CM_PD_MAX_V2 + 1);
 	cmt_listen(t);
 	p.private_data = pd;

@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "verbs_util.h"
 #include "cm_fixture.h"
 #include "kiwi_test.h"
 #include "softiw.h"
@@ -37,9 +38,9 @@
  * @calls: completion handler calls
  */
 struct dpt_side {
-	struct kiwi_cq *cq;
-	struct kiwi_qp *qp;
-	struct kiwi_mr *mr;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct ib_mr *mr;
 	u8 *buf;
 	atomic_t calls;
 };
@@ -56,7 +57,7 @@ struct dpt {
 	struct kiwi_cm_id *id[2];
 };
 
-static void dpt_comp(struct kiwi_cq *cq, void *ctx)
+static void dpt_comp(struct ib_cq *cq, void *ctx)
 {
 	struct dpt_side *s = ctx;
 
@@ -87,7 +88,7 @@ static struct dpt *dpt_setup(struct kunit *test, u16 port, u32 cqe, u32 sq,
 			     u32 rq)
 {
 	struct dpt *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
-	struct kiwi_cq *cq;
+	struct ib_cq *cq;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, d);
@@ -97,14 +98,15 @@ static struct dpt *dpt_setup(struct kunit *test, u16 port, u32 cqe, u32 sq,
 							 GFP_KERNEL, d));
 	for (i = 0; i < 2; i++) {
 		struct dpt_side *s = &d->s[i];
-		struct kiwi_qp_init_attr init = {
+		struct ib_qp_init_attr init = {
+			KT_QP_RC,
 			.cap = { .max_send_wr = sq, .max_recv_wr = rq,
 				 .max_send_sge = 2, .max_recv_sge = 2 },
 		};
 
 		s->buf = vzalloc(DPT_BUF);
 		KUNIT_ASSERT_NOT_NULL(test, s->buf);
-		cq = kiwi_create_cq(d->t->dev, cqe, dpt_comp, s);
+		cq = kt_cq(d->t->dev, cqe, dpt_comp, s);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
 		s->cq = cq;
 		s->mr = cmt_mr(d->t, s->buf, DPT_BUF, KIWI_ACCESS_ALL);
@@ -120,11 +122,11 @@ static void dpt_connect_depth(struct dpt *d, u32 ird, u32 ord)
 {
 	struct kunit *test = d->t->test;
 	struct kiwi_conn_param p = {
-		.ird = ird, .ord = ord, .qpn = d->s[1].qp->qpn,
+		.ird = ird, .ord = ord, .qpn = d->s[1].qp->qp_num,
 	};
 	struct kiwi_conn_param c = {
 		.private_data = "dp", .private_data_len = 2,
-		.ird = 4, .ord = ord, .qpn = d->s[0].qp->qpn,
+		.ird = 4, .ord = ord, .qpn = d->s[0].qp->qp_num,
 	};
 	const struct cmt_rec *r;
 
@@ -148,13 +150,13 @@ static void dpt_connect(struct dpt *d)
 
 static int dpt_recv(struct dpt_side *s, u64 wr_id, u32 off, u32 len)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = s->mr->iova + off, .length = len, .lkey = s->mr->lkey,
 	};
-	struct kiwi_recv_wr wr = {
+	struct ib_recv_wr wr = {
 		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
 	};
-	const struct kiwi_recv_wr *bad = NULL;
+	const struct ib_recv_wr *bad = NULL;
 
 	return kiwi_post_recv(s->qp, &wr, &bad);
 }
@@ -162,20 +164,20 @@ static int dpt_recv(struct dpt_side *s, u64 wr_id, u32 off, u32 len)
 static int dpt_send(struct dpt_side *s, u64 wr_id, u32 off, u32 len,
 		    u32 flags)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = s->mr->iova + off, .length = len, .lkey = s->mr->lkey,
 	};
-	struct kiwi_send_wr wr = {
+	struct ib_send_wr wr = {
 		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-		.opcode = KIWI_WR_SEND, .send_flags = flags,
+		.opcode = IB_WR_SEND, .send_flags = flags,
 	};
-	const struct kiwi_send_wr *bad = NULL;
+	const struct ib_send_wr *bad = NULL;
 
 	return kiwi_post_send(s->qp, &wr, &bad);
 }
 
 /* Wait for one completion. Return: 1, 0 on timeout, or poll's error. */
-static int dpt_poll(struct dpt_side *s, struct kiwi_wc *wc)
+static int dpt_poll(struct dpt_side *s, struct ib_wc *wc)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(DPT_WAIT_MS);
 	int n;
@@ -266,7 +268,7 @@ static void dp_message_size(struct kunit *test)
 {
 	const struct dpt_size_param *p = test->param_value;
 	struct dpt_side *a, *b;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u64 fpdus;
 	u32 len, payload;
 	struct dpt *d;
@@ -285,15 +287,15 @@ static void dp_message_size(struct kunit *test)
 	dpt_fill(a->buf, len, 3);
 	memset(b->buf, 0xa5, len + 8);
 	fpdus = kiwi_softiw_qp_tx_fpdus(a->qp);
-	KUNIT_ASSERT_EQ(test, dpt_send(a, 2, 0, len, KIWI_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 2, 0, len, IB_SEND_SIGNALED), 0);
 	KUNIT_ASSERT_EQ(test, dpt_poll(a, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_SEND);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
 	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
 	KUNIT_EXPECT_PTR_EQ(test, wc.qp, b->qp);
 	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, len), 0);
@@ -308,18 +310,18 @@ static void dp_tx_buffer_on_first_send(struct kunit *test)
 {
 	struct dpt *d = dpt_setup(test, 23280, 4, 2, 2);
 	struct dpt_side *a = &d->s[0], *b = &d->s[1];
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, dpt_recv(b, 1, 0, 4096), 0);
 	dpt_connect(d);
 	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_tx_buffered(a->qp));
 	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_tx_buffered(b->qp));
 	dpt_fill(a->buf, 100, 7);
-	KUNIT_ASSERT_EQ(test, dpt_send(a, 2, 0, 100, KIWI_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 2, 0, 100, IB_SEND_SIGNALED), 0);
 	KUNIT_ASSERT_EQ(test, dpt_poll(a, &wc), 1);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 100U);
 	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, 100), 0);
 	KUNIT_EXPECT_TRUE(test, kiwi_softiw_qp_tx_buffered(a->qp));
@@ -333,7 +335,7 @@ static void dp_many_in_order(struct kunit *test)
 	struct dpt *d = dpt_setup(test, 23201, 256, 64, 64);
 	struct dpt_side *a = &d->s[0], *b = &d->s[1];
 	int i, bad = 0, sbad = 0;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u32 len;
 
 	dpt_connect(d);
@@ -343,7 +345,7 @@ static void dp_many_in_order(struct kunit *test)
 		len = (i * 97) % 8000 + 1;
 		dpt_fill(a->buf + i * 8192, len, i);
 		KUNIT_ASSERT_EQ(test, dpt_send(a, 100 + i, i * 8192, len,
-					       KIWI_SEND_SIGNALED), 0);
+					       IB_SEND_SIGNALED), 0);
 	}
 	for (i = 0; i < 64; i++) {
 		len = (i * 97) % 8000 + 1;
@@ -363,7 +365,7 @@ static void dp_unsignaled(struct kunit *test)
 {
 	struct dpt *d = dpt_setup(test, 23202, 32, 8, 8);
 	struct dpt_side *a = &d->s[0], *b = &d->s[1];
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	int i;
 
 	dpt_connect(d);
@@ -371,7 +373,7 @@ static void dp_unsignaled(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * 64, 64), 0);
 	for (i = 0; i < 8; i++)
 		KUNIT_ASSERT_EQ(test, dpt_send(a, i, 0, 10 + i,
-					       i == 7 ? KIWI_SEND_SIGNALED : 0),
+					       i == 7 ? IB_SEND_SIGNALED : 0),
 				0);
 	for (i = 0; i < 8; i++) {
 		KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
@@ -391,21 +393,21 @@ static void dp_unsignaled(struct kunit *test)
 static int dpt_check_flushed(struct kunit *test, struct dpt_side *s,
 			     u64 s_first, int nsend, u64 r_first, int nrecv)
 {
-	struct kiwi_wc *wc = kunit_kcalloc(test, 128, sizeof(*wc), GFP_KERNEL);
+	struct ib_wc *wc = kunit_kcalloc(test, 128, sizeof(*wc), GFP_KERNEL);
 	int i, n, ns = 0, nr = 0, bad = 0;
 	bool flushed = false;
 
 	KUNIT_ASSERT_NOT_NULL(test, wc);
 	n = kiwi_poll_cq(s->cq, 128, wc);
 	for (i = 0; i < n; i++) {
-		if (wc[i].opcode == KIWI_WC_SEND) {
+		if (wc[i].opcode == IB_WC_SEND) {
 			bad += wc[i].wr_id != s_first + ns++;
 			if (wc[i].status)
 				flushed = true;
-			bad += flushed && wc[i].status != -ECANCELED;
+			bad += flushed && wc[i].status != IB_WC_WR_FLUSH_ERR;
 		} else {
 			bad += wc[i].wr_id != r_first + nr++;
-			bad += wc[i].status != -ECANCELED;
+			bad += wc[i].status != IB_WC_WR_FLUSH_ERR;
 		}
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0);
@@ -415,11 +417,11 @@ static int dpt_check_flushed(struct kunit *test, struct dpt_side *s,
 	return n;
 }
 
-static int dpt_move(struct kiwi_qp *qp, enum kiwi_qp_state state)
+static int dpt_move(struct ib_qp *qp, enum ib_qp_state state)
 {
-	struct kiwi_qp_attr attr = { .qp_state = state };
+	struct ib_qp_attr attr = { .qp_state = state };
 
-	return kiwi_modify_qp(qp, &attr, KIWI_QP_ATTR_STATE);
+	return kiwi_modify_qp(qp, &attr, IB_QP_STATE);
 }
 
 /* modify_qp(ERROR) completes every outstanding WR once, before it returns. */
@@ -438,17 +440,17 @@ static void dp_flush_on_error(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, dpt_recv(a, 100 + i, 0, 64), 0);
 	for (i = 0; i < 16; i++)
 		KUNIT_ASSERT_EQ(test, dpt_send(a, i, i * DPT_CHUNK, DPT_CHUNK,
-					       KIWI_SEND_SIGNALED), 0);
-	KUNIT_ASSERT_EQ(test, dpt_move(a->qp, KIWI_QPS_ERROR), 0);
+					       IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, dpt_move(a->qp, IB_QPS_ERR), 0);
 	dpt_check_flushed(test, a, 0, 16, 100, 8);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(a->qp), KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(a->qp), IB_QPS_ERR);
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[0]);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, -ECONNABORTED);
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(b->qp), KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(b->qp), IB_QPS_ERR);
 	cmt_teardown(d->t);
 }
 
@@ -457,32 +459,32 @@ static void dp_post_in_error(struct kunit *test)
 {
 	struct dpt *d = dpt_setup(test, 23204, 16, 4, 4);
 	struct dpt_side *a = &d->s[0];
-	struct kiwi_sge sge = { .addr = a->mr->iova, .length = 8,
+	struct ib_sge sge = { .addr = a->mr->iova, .length = 8,
 				.lkey = a->mr->lkey };
-	struct kiwi_send_wr wr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1,
-				   .opcode = KIWI_WR_SEND };
-	const struct kiwi_send_wr *bad = NULL;
-	struct kiwi_wc wc;
+	struct ib_send_wr wr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1,
+				   .opcode = IB_WR_SEND };
+	const struct ib_send_wr *bad = NULL;
+	struct ib_wc wc;
 
 	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &wr, &bad), -ENOTCONN);
 	KUNIT_EXPECT_PTR_EQ(test, bad, &wr);
 	KUNIT_ASSERT_EQ(test, dpt_recv(a, 1, 0, 64), 0);
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 0);
-	KUNIT_ASSERT_EQ(test, dpt_move(a->qp, KIWI_QPS_ERROR), 0);
+	KUNIT_ASSERT_EQ(test, dpt_move(a->qp, IB_QPS_ERR), 0);
 	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
-	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	/* Unsignaled, yet a flushed send completes. */
 	KUNIT_EXPECT_EQ(test, dpt_send(a, 2, 0, 8, 0), 0);
 	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
-	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_SEND);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
 	KUNIT_EXPECT_EQ(test, dpt_recv(a, 3, 0, 8), 0);
 	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 3ULL);
-	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 0);
 	cmt_teardown(d->t);
 }
@@ -492,24 +494,24 @@ static void dp_post_checks(struct kunit *test)
 {
 	struct dpt *d = dpt_setup(test, 23205, 16, 2, 2);
 	struct dpt_side *a = &d->s[0], *b = &d->s[1];
-	struct kiwi_mr *ro = cmt_mr(d->t, b->buf, 4096, 0);
-	struct kiwi_sge sge[3] = {
+	struct ib_mr *ro = cmt_mr(d->t, b->buf, 4096, 0);
+	struct ib_sge sge[3] = {
 		{ .addr = ro->iova, .length = 8, .lkey = ro->lkey },
 	};
-	struct kiwi_recv_wr rwr[2] = {
+	struct ib_recv_wr rwr[2] = {
 		{ .wr_id = 1, .sg_list = sge, .num_sge = 1, .next = &rwr[1] },
 		{ .wr_id = 2, .sg_list = sge, .num_sge = 1 },
 	};
-	struct kiwi_send_wr swr = { .sg_list = sge, .num_sge = 2,
-				    .opcode = KIWI_WR_SEND };
-	const struct kiwi_send_wr *sbad = NULL;
-	const struct kiwi_recv_wr *rbad = NULL;
+	struct ib_send_wr swr = { .sg_list = sge, .num_sge = 2,
+				    .opcode = IB_WR_SEND };
+	const struct ib_send_wr *sbad = NULL;
+	const struct ib_recv_wr *rbad = NULL;
 
 	KUNIT_EXPECT_EQ(test, kiwi_post_recv(b->qp, &rwr[1], &rbad), -EACCES);
-	sge[0] = (struct kiwi_sge) { .addr = b->mr->iova, .length = 8,
+	sge[0] = (struct ib_sge) { .addr = b->mr->iova, .length = 8,
 				     .lkey = b->mr->lkey ^ 1 };
 	KUNIT_EXPECT_EQ(test, kiwi_post_recv(b->qp, &rwr[1], &rbad), -EINVAL);
-	sge[0] = (struct kiwi_sge) { .addr = b->mr->iova + DPT_BUF - 4,
+	sge[0] = (struct ib_sge) { .addr = b->mr->iova + DPT_BUF - 4,
 				     .length = 8, .lkey = b->mr->lkey };
 	KUNIT_EXPECT_EQ(test, kiwi_post_recv(b->qp, &rwr[1], &rbad), -EINVAL);
 	sge[0].addr = b->mr->iova;
@@ -521,18 +523,18 @@ static void dp_post_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiwi_post_recv(b->qp, &rwr[1], &rbad), -ENOMEM);
 
 	dpt_connect(d);
-	sge[0] = (struct kiwi_sge) { .addr = a->mr->iova, .length = SZ_512K,
+	sge[0] = (struct ib_sge) { .addr = a->mr->iova, .length = SZ_512K,
 				     .lkey = a->mr->lkey };
 	sge[1] = sge[0];
 	sge[1].length = SZ_512K + 1;
 	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &swr, &sbad), -EMSGSIZE);
 	/* An RDMA READ lands in local memory: it needs local write. */
-	swr.opcode = KIWI_WR_RDMA_READ;
+	swr.opcode = IB_WR_RDMA_READ;
 	swr.num_sge = 1;
-	sge[0] = (struct kiwi_sge) { .addr = ro->iova, .length = 8,
+	sge[0] = (struct ib_sge) { .addr = ro->iova, .length = 8,
 				     .lkey = ro->lkey };
 	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &swr, &sbad), -EACCES);
-	swr.opcode = (enum kiwi_wr_opcode)99;
+	swr.opcode = (enum ib_wr_opcode)99;
 	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &swr, &sbad), -EOPNOTSUPP);
 	KUNIT_EXPECT_PTR_EQ(test, sbad, &swr);
 	cmt_teardown(d->t);
@@ -556,22 +558,22 @@ static void dpt_expect_terminated(struct dpt *d, u32 layer, u32 etype,
 	KUNIT_EXPECT_EQ(test, ctrl >> 28, layer);
 	KUNIT_EXPECT_EQ(test, (ctrl >> 24) & 0xf, etype);
 	KUNIT_EXPECT_EQ(test, (ctrl >> 16) & 0xff, ecode);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(d->s[0].qp), KIWI_QPS_ERROR);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(d->s[1].qp), KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(d->s[0].qp), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(d->s[1].qp), IB_QPS_ERR);
 }
 
 /* A message longer than its RECV: the RECV fails, the peer is terminated. */
 static void dp_recv_too_small(struct kunit *test)
 {
 	struct dpt *d = dpt_setup(test, 23206, 16, 4, 4);
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, dpt_recv(&d->s[1], 1, 0, 100), 0);
 	dpt_connect(d);
 	KUNIT_ASSERT_EQ(test, dpt_send(&d->s[0], 2, 0, 200, 0), 0);
 	KUNIT_ASSERT_EQ(test, dpt_poll(&d->s[1], &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
-	KUNIT_EXPECT_EQ(test, wc.status, -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_LEN_ERR);
 	/* DDP, untagged buffer, message too long */
 	dpt_expect_terminated(d, 1, 2, 5);
 	/* No byte beyond the posted 100. */
@@ -596,7 +598,7 @@ static void dp_cq_notify(struct kunit *test)
 {
 	struct dpt *d = dpt_setup(test, 23208, 32, 8, 8);
 	struct dpt_side *a = &d->s[0], *b = &d->s[1];
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	int i;
 
 	dpt_connect(d);
@@ -606,7 +608,7 @@ static void dp_cq_notify(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
 	KUNIT_EXPECT_TRUE(test, dpt_wait_calls(b, 0));
 
-	KUNIT_ASSERT_EQ(test, kiwi_req_notify_cq(b->cq, KIWI_CQ_NEXT_COMP), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_req_notify_cq(b->cq, IB_CQ_NEXT_COMP), 0);
 	KUNIT_ASSERT_EQ(test, dpt_send(a, 1, 0, 4, 0), 0);
 	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
 	KUNIT_EXPECT_TRUE(test, dpt_wait_calls(b, 1));
@@ -614,11 +616,11 @@ static void dp_cq_notify(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
 	KUNIT_EXPECT_TRUE(test, dpt_wait_calls(b, 1));
 
-	KUNIT_ASSERT_EQ(test, kiwi_req_notify_cq(b->cq, KIWI_CQ_SOLICITED), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_req_notify_cq(b->cq, IB_CQ_SOLICITED), 0);
 	KUNIT_ASSERT_EQ(test, dpt_send(a, 3, 0, 4, 0), 0);
 	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
 	KUNIT_EXPECT_TRUE(test, dpt_wait_calls(b, 1));
-	KUNIT_ASSERT_EQ(test, dpt_send(a, 4, 0, 4, KIWI_SEND_SOLICITED), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 4, 0, 4, IB_SEND_SOLICITED), 0);
 	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 4ULL);
 	KUNIT_EXPECT_TRUE(test, dpt_wait_calls(b, 2));
@@ -635,7 +637,7 @@ static void dp_cq_overflow(struct kunit *test)
 	struct dpt *d = dpt_setup(test, 23209, 2, 4, 4);
 	struct dpt_side *a = &d->s[0], *b = &d->s[1];
 	const struct cmt_rec *r;
-	struct kiwi_wc wc[4];
+	struct ib_wc wc[4];
 	u32 ctrl = 0;
 	int i;
 
@@ -652,7 +654,7 @@ static void dp_cq_overflow(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 1ULL);
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(b->cq, 4, wc), -EOVERFLOW);
 	KUNIT_EXPECT_GE(test, atomic_read(&b->calls), 1);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(b->qp), KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(b->qp), IB_QPS_ERR);
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[0]);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_TRUE(test, kiwi_softiw_qp_terminate(a->qp, &ctrl));
@@ -665,11 +667,11 @@ static void dp_cq_overflow_sticky(struct kunit *test)
 {
 	struct dpt *d = dpt_setup(test, 23291, 1, 4, 4);
 	struct dpt_side *a = &d->s[0];
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, dpt_recv(a, 1, 0, 64), 0);
 	KUNIT_ASSERT_EQ(test, dpt_recv(a, 2, 64, 64), 0);
-	KUNIT_ASSERT_EQ(test, dpt_move(a->qp, KIWI_QPS_ERROR), 0);
+	KUNIT_ASSERT_EQ(test, dpt_move(a->qp, IB_QPS_ERR), 0);
 	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
 	KUNIT_EXPECT_EQ(test, dpt_recv(a, 3, 0, 64), 0);
@@ -678,7 +680,7 @@ static void dp_cq_overflow_sticky(struct kunit *test)
 }
 
 /*
- * A message too long for its RECV, whose -EMSGSIZE completion does not
+ * A message too long for its RECV, whose IB_WC_LOC_LEN_ERR completion does not
  * fit the CQ: the overflow wins, CLOSE(-EOVERFLOW) and a catastrophic
  * TERMINATE, not the DDP error.
  */
@@ -687,7 +689,7 @@ static void dp_cq_overflow_too_long(struct kunit *test)
 	struct dpt *d = dpt_setup(test, 23292, 1, 4, 4);
 	struct dpt_side *a = &d->s[0], *b = &d->s[1];
 	const struct cmt_rec *r;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u32 ctrl = 0;
 
 	KUNIT_ASSERT_EQ(test, dpt_recv(b, 0, 0, 64), 0);
@@ -723,15 +725,15 @@ static void dp_reply_dropped(struct kunit *test)
 	struct dpt *d = dpt_setup(test, 23293, 16, 4, 4);
 	struct dpt_side *a = &d->s[0], *b = &d->s[1];
 	struct kiwi_conn_param p = {
-		.ird = 4, .ord = 4, .qpn = b->qp->qpn,
+		.ird = 4, .ord = 4, .qpn = b->qp->qp_num,
 		.private_data = "ok", .private_data_len = 2,
 	};
 	const struct cmt_rec *r;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, dpt_recv(a, 1, 0, 64), 0);
 	cmt_listen(d->t);
-	d->id[0] = cmt_connect_qp(d->t, "dp", d->t->port, a->qp->qpn);
+	d->id[0] = cmt_connect_qp(d->t, "dp", d->t->port, a->qp->qp_num);
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	d->id[1] = r->id;
@@ -747,8 +749,8 @@ static void dp_reply_dropped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiwi_fault_remaining(), 0);
 	KUNIT_ASSERT_EQ(test, dpt_poll(a, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
-	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(a->qp), KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(a->qp), IB_QPS_ERR);
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
@@ -768,7 +770,7 @@ static void dp_destroy_in_flight(struct kunit *test)
 				0);
 	for (i = 0; i < 16; i++)
 		KUNIT_ASSERT_EQ(test, dpt_send(a, i, i * DPT_CHUNK, DPT_CHUNK,
-					       KIWI_SEND_SIGNALED), 0);
+					       IB_SEND_SIGNALED), 0);
 	cmt_destroy(d->t, d->id[0]);
 	cmt_destroy_qp(d->t, a->qp);
 	dpt_check_flushed(test, a, 0, 16, 0, 0);
@@ -786,7 +788,7 @@ static void dp_graceful_drains(struct kunit *test)
 	struct dpt *d = dpt_setup(test, 23211, 64, 16, 32);
 	struct dpt_side *a = &d->s[0], *b = &d->s[1];
 	const struct cmt_rec *r;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	int i, bad = 0;
 
 	dpt_connect(d);
@@ -795,7 +797,7 @@ static void dp_graceful_drains(struct kunit *test)
 					       DPT_CHUNK / 2), 0);
 	for (i = 0; i < 16; i++)
 		KUNIT_ASSERT_EQ(test, dpt_send(a, i, 0, DPT_CHUNK / 2,
-					       KIWI_SEND_SIGNALED), 0);
+					       IB_SEND_SIGNALED), 0);
 	KUNIT_ASSERT_EQ(test, kiwi_cm_disconnect(d->id[0],
 						 KIWI_CM_DISCONNECT_GRACEFUL),
 			0);
@@ -835,7 +837,7 @@ static void dp_dead_peer(struct kunit *test)
 	const struct cmt_rec *r;
 	struct dpt_side *b;
 	struct socket *raw;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	struct dpt *d;
 	int i, n = 0, bad = 0;
 	u8 rep[24];
@@ -849,7 +851,7 @@ static void dp_dead_peer(struct kunit *test)
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	d->id[1] = r->id;
-	cp.qpn = b->qp->qpn;
+	cp.qpn = b->qp->qp_num;
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(d->id[1], &cp), 0);
 	KUNIT_ASSERT_EQ(test, cmt_raw_recv(raw, rep, sizeof(rep), 3000), 24);
 	for (i = 0; i < 16; i++)
@@ -861,7 +863,7 @@ static void dp_dead_peer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->status, -ETIMEDOUT);
 	while (kiwi_poll_cq(b->cq, 1, &wc) == 1) {
 		n++;
-		bad += wc.status != -ECANCELED;
+		bad += wc.status != IB_WC_WR_FLUSH_ERR;
 	}
 	KUNIT_EXPECT_GT(test, n, 0);
 	KUNIT_EXPECT_EQ(test, bad, 0);
@@ -929,7 +931,7 @@ static void dp_dead_peer_sockets(struct kunit *test)
 {
 	struct softiw_dead_peer plan[4], *p = plan;
 	unsigned int conn, side, same = 0;
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 	struct dpt *d;
 
 	cmt_param(test, "dead_peer_ms", "600000");
@@ -995,7 +997,7 @@ static void dp_dead_peer_idle(struct kunit *test)
 {
 	struct net *peer = kiwi_test_peer_net(test);
 	const struct cmt_rec *r;
-	struct kiwi_qp *qa, *qb;
+	struct ib_qp *qa, *qb;
 	struct cmt *ta, *tb;
 	struct kiwi_cm_id *a;
 	ktime_t t0;
@@ -1038,7 +1040,7 @@ static void dp_destroyed_qp_leaves_cq(struct kunit *test)
 
 	dpt_connect(d);
 	KUNIT_ASSERT_EQ(test, dpt_recv(a, 1, 0, DPT_CHUNK), 0);
-	KUNIT_ASSERT_EQ(test, kiwi_req_notify_cq(a->cq, KIWI_CQ_NEXT_COMP), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_req_notify_cq(a->cq, IB_CQ_NEXT_COMP), 0);
 	cmt_destroy_qp(d->t, a->qp);
 	calls = atomic_read(&a->calls);
 	KUNIT_EXPECT_EQ(test, calls, 1);	/* the flushed RECV */
@@ -1060,28 +1062,28 @@ static void dp_destroyed_qp_leaves_cq(struct kunit *test)
 static int dpt_rdma(struct dpt_side *s, u64 wr_id, int opcode, u32 off,
 		    u32 len, const struct dpt_side *peer, u32 peer_off)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = s->mr->iova + off, .length = len, .lkey = s->mr->lkey,
 	};
-	struct kiwi_send_wr wr = {
-		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-		.opcode = opcode, .send_flags = KIWI_SEND_SIGNALED,
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+			.opcode = opcode, .send_flags = IB_SEND_SIGNALED },
 		.remote_addr = peer->mr->iova + peer_off,
 		.rkey = peer->mr->rkey,
 	};
-	const struct kiwi_send_wr *bad = NULL;
+	const struct ib_send_wr *bad = NULL;
 
-	return kiwi_post_send(s->qp, &wr, &bad);
+	return kiwi_post_send(s->qp, &wr.wr, &bad);
 }
 
 static void dpt_expect_wc(struct kunit *test, struct dpt_side *s, u64 wr_id,
 			  int opcode, u32 byte_len)
 {
-	struct kiwi_wc wc = {};
+	struct ib_wc wc = {};
 
 	KUNIT_ASSERT_EQ(test, dpt_poll(s, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, wr_id);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, opcode);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, byte_len);
 }
@@ -1131,14 +1133,14 @@ static void dpt_rdma_setup(struct kunit *test, struct dpt **dp, int port,
 
 /*
  * An RDMA WRITE of each size lands in the peer's MR at the offset asked
- * for; the writer completes it (KIWI_WC_RDMA_WRITE), the target sees no
+ * for; the writer completes it (IB_WC_RDMA_WRITE), the target sees no
  * completion. A SEND behind it proves it was placed: DDP places in order.
  */
 static void rdma_write_size(struct kunit *test)
 {
 	const struct dpt_size_param *p = test->param_value;
 	struct dpt_side *a, *b;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u32 len, room;
 	struct dpt *d;
 	u64 fpdus;
@@ -1150,9 +1152,9 @@ static void rdma_write_size(struct kunit *test)
 	dpt_fill(a->buf, len, 7);
 	memset(b->buf, 0xa5, DPT_BUF);
 	fpdus = kiwi_softiw_qp_tx_fpdus(a->qp);
-	KUNIT_ASSERT_EQ(test, dpt_rdma(a, 1, KIWI_WR_RDMA_WRITE, 0, len, b,
+	KUNIT_ASSERT_EQ(test, dpt_rdma(a, 1, IB_WR_RDMA_WRITE, 0, len, b,
 				       DPT_OFF), 0);
-	dpt_expect_wc(test, a, 1, KIWI_WC_RDMA_WRITE, 0);
+	dpt_expect_wc(test, a, 1, IB_WC_RDMA_WRITE, 0);
 	fpdus = kiwi_softiw_qp_tx_fpdus(a->qp) - fpdus;
 	KUNIT_ASSERT_EQ(test, dpt_recv(b, 2, DPT_BUF - 16, 16), 0);
 	KUNIT_ASSERT_EQ(test, dpt_send(a, 3, 0, 0, 0), 0);
@@ -1165,14 +1167,14 @@ static void rdma_write_size(struct kunit *test)
 
 /*
  * An RDMA READ of each size: the reader's buffer gets the peer's bytes,
- * nothing around it; KIWI_WC_RDMA_READ with the length read; the peer
+ * nothing around it; IB_WC_RDMA_READ with the length read; the peer
  * answered in as many tagged FPDUs as needed and saw no completion.
  */
 static void rdma_read_size(struct kunit *test)
 {
 	const struct dpt_size_param *p = test->param_value;
 	struct dpt_side *a, *b;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u32 len, room;
 	struct dpt *d;
 	u64 fpdus;
@@ -1184,9 +1186,9 @@ static void rdma_read_size(struct kunit *test)
 	dpt_fill(b->buf, len, 9);
 	memset(a->buf, 0xa5, DPT_BUF);
 	fpdus = kiwi_softiw_qp_tx_fpdus(b->qp);
-	KUNIT_ASSERT_EQ(test, dpt_rdma(a, 1, KIWI_WR_RDMA_READ, DPT_OFF, len,
+	KUNIT_ASSERT_EQ(test, dpt_rdma(a, 1, IB_WR_RDMA_READ, DPT_OFF, len,
 				       b, 0), 0);
-	dpt_expect_wc(test, a, 1, KIWI_WC_RDMA_READ, len);
+	dpt_expect_wc(test, a, 1, IB_WC_RDMA_READ, len);
 	dpt_expect_placed(test, b->buf, a->buf, len,
 			  dpt_fpdus_since(b, fpdus, len, room), room);
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(b->cq, 1, &wc), 0);
@@ -1201,14 +1203,14 @@ static void rdma_read_size(struct kunit *test)
 static void rdma_mixed_order(struct kunit *test)
 {
 	static const int ops[] = {
-		KIWI_WR_RDMA_READ, KIWI_WR_SEND, KIWI_WR_RDMA_WRITE,
-		KIWI_WR_RDMA_READ, KIWI_WR_RDMA_READ, KIWI_WR_RDMA_READ,
-		KIWI_WR_RDMA_READ, KIWI_WR_RDMA_READ,
+		IB_WR_RDMA_READ, IB_WR_SEND, IB_WR_RDMA_WRITE,
+		IB_WR_RDMA_READ, IB_WR_RDMA_READ, IB_WR_RDMA_READ,
+		IB_WR_RDMA_READ, IB_WR_RDMA_READ,
 	};
 	static const int wcs[] = {
-		[KIWI_WR_SEND] = KIWI_WC_SEND,
-		[KIWI_WR_RDMA_WRITE] = KIWI_WC_RDMA_WRITE,
-		[KIWI_WR_RDMA_READ] = KIWI_WC_RDMA_READ,
+		[IB_WR_SEND] = IB_WC_SEND,
+		[IB_WR_RDMA_WRITE] = IB_WC_RDMA_WRITE,
+		[IB_WR_RDMA_READ] = IB_WC_RDMA_READ,
 	};
 	const u32 len = 5000;
 	struct dpt_side *s, *peer;
@@ -1230,13 +1232,13 @@ static void rdma_mixed_order(struct kunit *test)
 			src = i * 6000;
 			dst = SZ_64K + i * 6000;
 			KUNIT_ASSERT_EQ(test,
-					ops[i] == KIWI_WR_SEND ?
+					ops[i] == IB_WR_SEND ?
 					dpt_send(s, i, src, len,
-						 KIWI_SEND_SIGNALED) :
+						 IB_SEND_SIGNALED) :
 					dpt_rdma(s, i, ops[i],
-						 ops[i] == KIWI_WR_RDMA_READ ?
+						 ops[i] == IB_WR_RDMA_READ ?
 						 dst : src, len, peer,
-						 ops[i] == KIWI_WR_RDMA_READ ?
+						 ops[i] == IB_WR_RDMA_READ ?
 						 src : dst), 0);
 		}
 	}
@@ -1244,20 +1246,20 @@ static void rdma_mixed_order(struct kunit *test)
 		s = &d->s[k];
 		peer = &d->s[!k];
 		for (i = 0; i < ARRAY_SIZE(ops); i++) {
-			struct kiwi_wc wc = {};
+			struct ib_wc wc = {};
 
 			KUNIT_ASSERT_EQ(test, dpt_poll(s, &wc), 1);
-			if (wc.opcode == KIWI_WC_RECV) {
+			if (wc.opcode == IB_WC_RECV) {
 				KUNIT_EXPECT_EQ(test, wc.byte_len, len);
 				KUNIT_ASSERT_EQ(test, dpt_poll(s, &wc), 1);
 			}
 			KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
-			KUNIT_EXPECT_EQ(test, wc.status, 0);
+			KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 			KUNIT_EXPECT_EQ(test, wc.opcode, wcs[ops[i]]);
 		}
 		/* Each completed once: nothing more comes. */
 		KUNIT_EXPECT_EQ(test, kiwi_poll_cq(s->cq, 1,
-						   &(struct kiwi_wc){}), 0);
+						   &(struct ib_wc){}), 0);
 	}
 	/*
 	 * A WRITE completes when sent; it is placed before the READs posted
@@ -1267,12 +1269,12 @@ static void rdma_mixed_order(struct kunit *test)
 		s = &d->s[k];
 		peer = &d->s[!k];
 		for (i = 0; i < ARRAY_SIZE(ops); i++) {
-			if (ops[i] == KIWI_WR_SEND)
+			if (ops[i] == IB_WR_SEND)
 				continue;
 			/* Each side wrote (or read into) its own area. */
 			src = i * 6000;
 			dst = SZ_64K + i * 6000;
-			if (ops[i] == KIWI_WR_RDMA_READ)
+			if (ops[i] == IB_WR_RDMA_READ)
 				KUNIT_EXPECT_EQ(test, memcmp(s->buf + dst,
 							     peer->buf + src,
 							     len), 0);
@@ -1293,7 +1295,7 @@ static void rdma_mixed_order(struct kunit *test)
 static void rdma_destroy_reads_in_flight(struct kunit *test)
 {
 	struct dpt_side *a, *b;
-	struct kiwi_wc wc[16];
+	struct ib_wc wc[16];
 	struct dpt *d;
 	u32 room;
 	int i, n = 0, got;
@@ -1302,9 +1304,9 @@ static void rdma_destroy_reads_in_flight(struct kunit *test)
 	a = &d->s[0];
 	b = &d->s[1];
 	for (i = 0; i < 6; i++)
-		KUNIT_ASSERT_EQ(test, dpt_rdma(a, i, KIWI_WR_RDMA_READ,
+		KUNIT_ASSERT_EQ(test, dpt_rdma(a, i, IB_WR_RDMA_READ,
 					       i * SZ_64K, SZ_64K, b, 0), 0);
-	KUNIT_ASSERT_EQ(test, dpt_send(a, 6, 0, 8, KIWI_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 6, 0, 8, IB_SEND_SIGNALED), 0);
 	cmt_destroy_qp(d->t, a->qp);
 	do {
 		got = kiwi_poll_cq(a->cq, ARRAY_SIZE(wc) - n, wc + n);
@@ -1315,12 +1317,12 @@ static void rdma_destroy_reads_in_flight(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, wc[i].wr_id, (u64)i);
 		KUNIT_EXPECT_EQ(test, wc[i].opcode,
-				i < 6 ? KIWI_WC_RDMA_READ : KIWI_WC_SEND);
+				i < 6 ? IB_WC_RDMA_READ : IB_WC_SEND);
 		/* Done before the destroy, or flushed. */
 		KUNIT_EXPECT_TRUE(test, !wc[i].status ||
-				  wc[i].status == -ECANCELED);
+				  wc[i].status == IB_WC_WR_FLUSH_ERR);
 		if (i && !wc[i].status)
-			KUNIT_EXPECT_EQ(test, wc[i - 1].status, 0);
+			KUNIT_EXPECT_EQ(test, wc[i - 1].status, IB_WC_SUCCESS);
 	}
 	KUNIT_EXPECT_NOT_NULL(test, cmt_wait(d->t, KIWI_CM_EVENT_CLOSE,
 					     d->id[1]));
@@ -1334,11 +1336,12 @@ static void rdma_destroy_reads_in_flight(struct kunit *test)
  */
 static void rdma_read_ord_zero(struct kunit *test)
 {
-	const struct kiwi_send_wr *bad = NULL;
+	const struct ib_send_wr *bad = NULL;
 	struct dpt_side *a, *b;
-	struct kiwi_sge sge;
-	struct kiwi_send_wr wr[2];
-	struct kiwi_wc wc;
+	struct ib_sge sge;
+	struct ib_send_wr send;
+	struct ib_rdma_wr read;
+	struct ib_wc wc;
 	struct dpt *d;
 	int k;
 
@@ -1347,55 +1350,56 @@ static void rdma_read_ord_zero(struct kunit *test)
 	for (k = 0; k < 2; k++) {
 		a = &d->s[k];
 		b = &d->s[!k];
-		KUNIT_EXPECT_EQ(test, dpt_rdma(a, 1, KIWI_WR_RDMA_READ, 0, 64,
+		KUNIT_EXPECT_EQ(test, dpt_rdma(a, 1, IB_WR_RDMA_READ, 0, 64,
 					       b, 0), -EINVAL);
 		/* In a chain: the SEND before it goes, bad_wr is the READ. */
-		sge = (struct kiwi_sge){
+		sge = (struct ib_sge){
 			.addr = a->mr->iova, .length = 8, .lkey = a->mr->lkey,
 		};
-		wr[0] = (struct kiwi_send_wr){
+		send = (struct ib_send_wr){
 			.wr_id = 2, .sg_list = &sge, .num_sge = 1,
-			.opcode = KIWI_WR_SEND,
-			.send_flags = KIWI_SEND_SIGNALED, .next = &wr[1],
+			.opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED, .next = &read.wr,
 		};
-		wr[1] = (struct kiwi_send_wr){
-			.wr_id = 3, .sg_list = &sge, .num_sge = 1,
-			.opcode = KIWI_WR_RDMA_READ,
-			.send_flags = KIWI_SEND_SIGNALED,
+		read = (struct ib_rdma_wr){
+			.wr = { .wr_id = 3, .sg_list = &sge, .num_sge = 1,
+				.opcode = IB_WR_RDMA_READ,
+				.send_flags = IB_SEND_SIGNALED },
 			.remote_addr = b->mr->iova, .rkey = b->mr->rkey,
 		};
 		KUNIT_ASSERT_EQ(test, dpt_recv(b, 4, 0, 64), 0);
 		KUNIT_ASSERT_EQ(test, dpt_recv(b, 6, 64, 64), 0);
-		KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, wr, &bad),
+		KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &send, &bad),
 				-EINVAL);
-		KUNIT_EXPECT_PTR_EQ(test, bad, &wr[1]);
+		KUNIT_EXPECT_PTR_EQ(test, bad,
+				    (const struct ib_send_wr *)&read.wr);
 		KUNIT_ASSERT_EQ(test, dpt_send(a, 5, 0, 8,
-					       KIWI_SEND_SIGNALED), 0);
-		dpt_expect_wc(test, a, 2, KIWI_WC_SEND, 0);
-		dpt_expect_wc(test, a, 5, KIWI_WC_SEND, 0);
+					       IB_SEND_SIGNALED), 0);
+		dpt_expect_wc(test, a, 2, IB_WC_SEND, 0);
+		dpt_expect_wc(test, a, 5, IB_WC_SEND, 0);
 		KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
 		KUNIT_EXPECT_EQ(test, wc.wr_id, 4ULL);
-		KUNIT_EXPECT_EQ(test, wc.status, 0);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 		KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
 		KUNIT_EXPECT_EQ(test, wc.wr_id, 6ULL);
-		KUNIT_EXPECT_EQ(test, wc.status, 0);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 		KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(a->qp),
-				KIWI_QPS_RTS);
+				IB_QPS_RTS);
 	}
 	cmt_teardown(d->t);
 }
 
 static int dpt_send_inv(struct dpt_side *s, u64 wr_id, u32 len, u32 rkey)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = s->mr->iova, .length = len, .lkey = s->mr->lkey,
 	};
-	struct kiwi_send_wr wr = {
+	struct ib_send_wr wr = {
 		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-		.opcode = KIWI_WR_SEND_WITH_INV,
-		.send_flags = KIWI_SEND_SIGNALED, .invalidate_rkey = rkey,
+		.opcode = IB_WR_SEND_WITH_INV,
+		.send_flags = IB_SEND_SIGNALED, .ex.invalidate_rkey = rkey,
 	};
-	const struct kiwi_send_wr *bad = NULL;
+	const struct ib_send_wr *bad = NULL;
 
 	return kiwi_post_send(s->qp, &wr, &bad);
 }
@@ -1408,14 +1412,14 @@ static int dpt_send_inv(struct dpt_side *s, u64 wr_id, u32 len, u32 rkey)
 static void rdma_send_with_inv(struct kunit *test)
 {
 	struct dpt_side *a, *b;
-	struct kiwi_send_wr lwr = { .opcode = KIWI_WR_LOCAL_INV,
-				    .invalidate_rkey = 0xffffff01 };
-	const struct kiwi_send_wr *bad = NULL;
-	struct kiwi_sge sge;
-	struct kiwi_send_wr wr = { .sg_list = &sge, .num_sge = 1,
-				   .opcode = KIWI_WR_RDMA_WRITE };
-	struct kiwi_mr *mr;
-	struct kiwi_wc wc;
+	struct ib_send_wr lwr = { .opcode = IB_WR_LOCAL_INV,
+				  .ex.invalidate_rkey = 0xffffff01 };
+	const struct ib_send_wr *bad = NULL;
+	struct ib_sge sge;
+	struct ib_rdma_wr wr = { .wr = { .sg_list = &sge, .num_sge = 1,
+					 .opcode = IB_WR_RDMA_WRITE } };
+	struct ib_mr *mr;
+	struct ib_wc wc;
 	struct dpt *d;
 	u32 room;
 
@@ -1423,27 +1427,27 @@ static void rdma_send_with_inv(struct kunit *test)
 	a = &d->s[0];
 	b = &d->s[1];
 	KUNIT_EXPECT_EQ(test, kiwi_post_send(a->qp, &lwr, &bad), -EINVAL);
-	sge = (struct kiwi_sge) { .addr = a->mr->iova, .length = 8,
+	sge = (struct ib_sge) { .addr = a->mr->iova, .length = 8,
 				  .lkey = a->mr->lkey };
 	mr = cmt_mr(d->t, b->buf + SZ_512K, SZ_4K, KIWI_ACCESS_ALL);
 	KUNIT_ASSERT_EQ(test, dpt_recv(b, 1, 0, 64), 0);
 	dpt_fill(a->buf, 64, 5);
 	KUNIT_ASSERT_EQ(test, dpt_send_inv(a, 2, 64, mr->rkey), 0);
-	dpt_expect_wc(test, a, 2, KIWI_WC_SEND, 0);
+	dpt_expect_wc(test, a, 2, IB_WC_SEND, 0);
 	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 64U);
-	KUNIT_EXPECT_EQ(test, wc.wc_flags, KIWI_WC_WITH_INVALIDATE);
-	KUNIT_EXPECT_EQ(test, wc.invalidate_rkey, mr->rkey);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, IB_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc.ex.invalidate_rkey, mr->rkey);
 	KUNIT_EXPECT_EQ(test, memcmp(a->buf, b->buf, 64), 0);
 	/* The STag is gone for local use too. */
-	lwr.invalidate_rkey = mr->rkey;
+	lwr.ex.invalidate_rkey = mr->rkey;
 	KUNIT_EXPECT_EQ(test, kiwi_post_send(b->qp, &lwr, &bad), -EINVAL);
 	memset(b->buf + SZ_512K, 0xa5, SZ_4K);
 	wr.remote_addr = mr->iova;
 	wr.rkey = mr->rkey;
-	KUNIT_ASSERT_EQ(test, kiwi_post_send(a->qp, &wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, kiwi_post_send(a->qp, &wr.wr, &bad), 0);
 	dpt_expect_terminated(d, 1, 1, 0);	/* DDP, tagged, invalid STag */
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(b->buf + SZ_512K, 0xa5, SZ_4K),
 			    NULL);
@@ -1454,7 +1458,7 @@ static void rdma_send_with_inv(struct kunit *test)
 static void rdma_send_inv_refused(struct kunit *test)
 {
 	struct dpt_side *a, *b;
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	struct dpt *d;
 	u32 room;
 
@@ -1462,7 +1466,7 @@ static void rdma_send_inv_refused(struct kunit *test)
 	a = &d->s[0];
 	b = &d->s[1];
 	/* Local access only: not the peer's to invalidate. */
-	mr = cmt_mr(d->t, b->buf, SZ_4K, KIWI_ACCESS_LOCAL_WRITE);
+	mr = cmt_mr(d->t, b->buf, SZ_4K, IB_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_EQ(test, dpt_recv(b, 1, 0, 64), 0);
 	KUNIT_ASSERT_EQ(test, dpt_send_inv(a, 2, 8, mr->rkey), 0);
 	dpt_expect_terminated(d, 0, 1, 9);	/* RDMAP, protection, no inv. */
@@ -1540,7 +1544,7 @@ struct mrt {
 	struct mrt_span spans[MRT_MAX_SPANS];
 	int nspans;
 	u32 length;
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 };
 
 static void mrt_release(struct kunit_resource *res)
@@ -1625,8 +1629,8 @@ static int mrt_diff(struct mrt *m)
 	return -1;
 }
 
-static struct kiwi_mr *mrt_reg(struct kunit *test, struct mrt *m,
-			       struct kiwi_device *dev, bool sg)
+static struct ib_mr *mrt_reg(struct kunit *test, struct mrt *m,
+			     struct ib_pd *pd, bool sg)
 {
 	struct scatterlist sgl[MRT_MAX_SPANS];
 	struct page *pages[MRT_MAX_SPANS];
@@ -1640,21 +1644,21 @@ static struct kiwi_mr *mrt_reg(struct kunit *test, struct mrt *m,
 		sg_set_page(&sgl[i], pages[i], sp->len, sp->off);
 	}
 	if (sg)
-		return kiwi_reg_sg_mr(dev, sgl, m->nspans, MRT_IOVA,
+		return kiwi_reg_sg_mr(pd, sgl, m->nspans, MRT_IOVA,
 				      KIWI_ACCESS_ALL);
-	return kiwi_reg_page_mr(dev, pages, m->nspans, m->spans[0].off,
+	return kiwi_reg_page_mr(pd, pages, m->nspans, m->spans[0].off,
 				m->length, MRT_IOVA, KIWI_ACCESS_ALL);
 }
 
 /*
  * Slots full of guard bytes (the MR's bytes too if @filled: the pattern)
- * and the MR of @l over them on @dev.
+ * and the MR of @l over them in @pd.
  */
-static struct mrt *mrt_setup(struct kunit *test, struct kiwi_device *dev,
+static struct mrt *mrt_setup(struct kunit *test, struct ib_pd *pd,
 			     const struct mrt_layout *l, bool filled)
 {
 	struct mrt *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
@@ -1674,7 +1678,7 @@ static struct mrt *mrt_setup(struct kunit *test, struct kiwi_device *dev,
 		mrt_put(m, NULL, 0, m->length);
 		mrt_put(m, m->image, 0, m->length);
 	}
-	mr = mrt_reg(test, m, dev, l->sg);
+	mr = mrt_reg(test, m, pd, l->sg);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
 	m->mr = mr;
 	KUNIT_EXPECT_EQ(test, mr->iova, MRT_IOVA);
@@ -1684,33 +1688,33 @@ static struct mrt *mrt_setup(struct kunit *test, struct kiwi_device *dev,
 
 /* An RDMA WRITE or READ of @s's bytes from 0 on to the target's @to. */
 static int mrt_post(struct dpt_side *s, u64 wr_id, int opcode, u32 off,
-		    u32 len, const struct kiwi_mr *mr, u32 to)
+		    u32 len, const struct ib_mr *mr, u32 to)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = s->mr->iova + off, .length = len, .lkey = s->mr->lkey,
 	};
-	struct kiwi_send_wr wr = {
-		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-		.opcode = opcode, .send_flags = KIWI_SEND_SIGNALED,
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+			.opcode = opcode, .send_flags = IB_SEND_SIGNALED },
 		.remote_addr = mr->iova + to, .rkey = mr->rkey,
 	};
-	const struct kiwi_send_wr *bad = NULL;
+	const struct ib_send_wr *bad = NULL;
 
-	return kiwi_post_send(s->qp, &wr, &bad);
+	return kiwi_post_send(s->qp, &wr.wr, &bad);
 }
 
 /* @a's WRITE is placed at @b once a SEND behind it arrives. */
 static void mrt_write_placed(struct kunit *test, struct dpt_side *a,
 			     struct dpt_side *b, u64 wr_id)
 {
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 
-	dpt_expect_wc(test, a, wr_id, KIWI_WC_RDMA_WRITE, 0);
+	dpt_expect_wc(test, a, wr_id, IB_WC_RDMA_WRITE, 0);
 	KUNIT_ASSERT_EQ(test, dpt_recv(b, wr_id + 1, DPT_BUF - 16, 16), 0);
 	KUNIT_ASSERT_EQ(test, dpt_send(a, wr_id + 2, 0, 0, 0), 0);
 	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, wr_id + 1);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 }
 
 /**
@@ -1778,7 +1782,7 @@ static void mr_write(struct kunit *test, struct dpt *d, struct mrt *m,
 
 	for (i = 0; i < c->len; i++)
 		a->buf[i] = mrt_byte(c->to + i);
-	KUNIT_ASSERT_EQ(test, mrt_post(a, 1, KIWI_WR_RDMA_WRITE, 0, c->len,
+	KUNIT_ASSERT_EQ(test, mrt_post(a, 1, IB_WR_RDMA_WRITE, 0, c->len,
 				       m->mr, c->to), 0);
 	if (c->ecode) {
 		/* One segment: refused before a byte of it is placed. */
@@ -1799,7 +1803,7 @@ static void mr_read(struct kunit *test, struct dpt *d, struct mrt *m,
 	u32 i, bad = 0;
 
 	memset(a->buf, 0xa5, DPT_OFF + c->len + 1);
-	KUNIT_ASSERT_EQ(test, mrt_post(a, 1, KIWI_WR_RDMA_READ, DPT_OFF,
+	KUNIT_ASSERT_EQ(test, mrt_post(a, 1, IB_WR_RDMA_READ, DPT_OFF,
 				       c->len, m->mr, c->to), 0);
 	if (c->ecode) {
 		dpt_expect_terminated(d, 0, 1, c->ecode);
@@ -1807,7 +1811,7 @@ static void mr_read(struct kunit *test, struct dpt *d, struct mrt *m,
 						     DPT_OFF + c->len + 1),
 				    NULL);
 	} else {
-		dpt_expect_wc(test, a, 1, KIWI_WC_RDMA_READ, c->len);
+		dpt_expect_wc(test, a, 1, IB_WC_RDMA_READ, c->len);
 		for (i = 0; i < c->len; i++)
 			bad += a->buf[DPT_OFF + i] != mrt_byte(c->to + i);
 		KUNIT_EXPECT_EQ(test, bad, 0U);
@@ -1829,7 +1833,7 @@ static void mr_access(struct kunit *test)
 	u32 room;
 
 	dpt_rdma_setup(test, &d, 23400 + (c - mrt_cases), true, &room);
-	m = mrt_setup(test, d->t->dev, c->layout, c->read);
+	m = mrt_setup(test, d->t->pd, c->layout, c->read);
 	if (c->read)
 		mr_read(test, d, m, c);
 	else
@@ -1867,31 +1871,31 @@ KUNIT_ARRAY_PARAM(mrt_inv_case, mrt_inv_cases, mrt_inv_case_desc);
 static void mrt_local_inv(struct kunit *test, struct dpt_side *b,
 			  struct mrt *m)
 {
-	struct kiwi_send_wr wr = {
-		.wr_id = 5, .opcode = KIWI_WR_LOCAL_INV,
-		.send_flags = KIWI_SEND_SIGNALED,
-		.invalidate_rkey = m->mr->rkey,
+	struct ib_send_wr wr = {
+		.wr_id = 5, .opcode = IB_WR_LOCAL_INV,
+		.send_flags = IB_SEND_SIGNALED,
+		.ex.invalidate_rkey = m->mr->rkey,
 	};
-	const struct kiwi_send_wr *bad = NULL;
+	const struct ib_send_wr *bad = NULL;
 
 	KUNIT_ASSERT_EQ(test, kiwi_post_send(b->qp, &wr, &bad), 0);
-	dpt_expect_wc(test, b, 5, KIWI_WC_LOCAL_INV, 0);
+	dpt_expect_wc(test, b, 5, IB_WC_LOCAL_INV, 0);
 }
 
 /* @a's SEND with Invalidate makes @b's RECV report @m's STag. */
 static void mrt_remote_inv(struct kunit *test, struct dpt_side *a,
 			   struct dpt_side *b, struct mrt *m)
 {
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, dpt_recv(b, 6, 0, 64), 0);
 	KUNIT_ASSERT_EQ(test, dpt_send_inv(a, 7, 8, m->mr->rkey), 0);
-	dpt_expect_wc(test, a, 7, KIWI_WC_SEND, 0);
+	dpt_expect_wc(test, a, 7, IB_WC_SEND, 0);
 	KUNIT_ASSERT_EQ(test, dpt_poll(b, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 6ULL);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
-	KUNIT_EXPECT_EQ(test, wc.wc_flags, KIWI_WC_WITH_INVALIDATE);
-	KUNIT_EXPECT_EQ(test, wc.invalidate_rkey, m->mr->rkey);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, IB_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc.ex.invalidate_rkey, m->mr->rkey);
 }
 
 /*
@@ -1910,10 +1914,10 @@ static void mr_invalidate(struct kunit *test)
 	dpt_rdma_setup(test, &d, 23430 + (c - mrt_inv_cases), false, &room);
 	a = &d->s[0];
 	b = &d->s[1];
-	m = mrt_setup(test, d->t->dev, c->layout, false);
+	m = mrt_setup(test, d->t->pd, c->layout, false);
 	for (i = 0; i < 16; i++)
 		a->buf[i] = mrt_byte(i);
-	KUNIT_ASSERT_EQ(test, mrt_post(a, 1, KIWI_WR_RDMA_WRITE, 0, 16, m->mr,
+	KUNIT_ASSERT_EQ(test, mrt_post(a, 1, IB_WR_RDMA_WRITE, 0, 16, m->mr,
 				       0), 0);
 	mrt_write_placed(test, a, b, 1);
 	mrt_put(m, m->image, 0, 16);
@@ -1923,7 +1927,7 @@ static void mr_invalidate(struct kunit *test)
 	else
 		mrt_local_inv(test, b, m);
 	memset(a->buf, 0x11, 16);
-	KUNIT_ASSERT_EQ(test, mrt_post(a, 8, KIWI_WR_RDMA_WRITE, 0, 16, m->mr,
+	KUNIT_ASSERT_EQ(test, mrt_post(a, 8, IB_WR_RDMA_WRITE, 0, 16, m->mr,
 				       0), 0);
 	dpt_expect_terminated(d, 1, 1, 0);
 	KUNIT_EXPECT_EQ(test, mrt_diff(m), -1);
@@ -1931,13 +1935,13 @@ static void mr_invalidate(struct kunit *test)
 }
 
 /* Post a RECV of @mr's first 8 bytes on the fixture's newest QP. */
-static int mrt_recv(struct cmt *t, const struct kiwi_mr *mr)
+static int mrt_recv(struct cmt *t, const struct ib_mr *mr)
 {
-	struct kiwi_sge sge = { .addr = mr->iova, .length = 8,
+	struct ib_sge sge = { .addr = mr->iova, .length = 8,
 				.lkey = mr->lkey };
-	struct kiwi_recv_wr wr = { .wr_id = 1, .sg_list = &sge,
+	struct ib_recv_wr wr = { .wr_id = 1, .sg_list = &sge,
 				   .num_sge = 1 };
-	const struct kiwi_recv_wr *bad = NULL;
+	const struct ib_recv_wr *bad = NULL;
 
 	return kiwi_post_recv(t->qps[t->nqps - 1], &wr, &bad);
 }
@@ -1950,42 +1954,42 @@ static int mrt_recv(struct cmt *t, const struct kiwi_mr *mr)
 static void mr_reg_checks(struct kunit *test)
 {
 	struct cmt *t = cmt_setup(test, 23440);
-	struct kiwi_device *dev = t->dev;
+	struct ib_pd *pd = t->pd;
 	struct page *pages[2];
 	struct scatterlist sg;
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	struct mrt *m;
 
-	m = mrt_setup(test, dev, &mrt_sg, false);
+	m = mrt_setup(test, pd, &mrt_sg, false);
 	pages[0] = m->slot[0];
 	pages[1] = m->slot[1];
-	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_page_mr(dev, pages, 2, 0,
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_page_mr(pd, pages, 2, 0,
 						       PAGE_SIZE, 0, 0)),
 			-EINVAL);		/* a page too many */
-	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_page_mr(dev, pages, 1, 1,
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_page_mr(pd, pages, 1, 1,
 						       PAGE_SIZE, 0, 0)),
 			-EINVAL);		/* a byte too many */
-	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_page_mr(dev, pages, 1,
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_page_mr(pd, pages, 1,
 						       PAGE_SIZE, 1, 0, 0)),
 			-EINVAL);		/* offset beyond the page */
-	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_page_mr(dev, pages, 1, 0, 0,
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_page_mr(pd, pages, 1, 0, 0,
 						       0, 0)),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_page_mr(dev, pages, 1, 0, 8,
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_page_mr(pd, pages, 1, 0, 8,
 						       -4ULL, 0)),
 			-EINVAL);		/* past the top of the TOs */
-	mr = kiwi_reg_page_mr(dev, pages, 1, 0, 8, 0, KIWI_ACCESS_REMOTE_WRITE);
+	mr = kiwi_reg_page_mr(pd, pages, 1, 0, 8, 0, IB_ACCESS_REMOTE_WRITE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(mr), -EINVAL);	/* no local write */
 	sg_init_table(&sg, 1);
 	sg_set_page(&sg, m->slot[0], 0, 0);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_sg_mr(dev, &sg, 1, 0, 0)),
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_sg_mr(pd, &sg, 1, 0, 0)),
 			-EINVAL);		/* no bytes */
-	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_sg_mr(dev, &sg, 0, 0, 0)),
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kiwi_reg_sg_mr(pd, &sg, 0, 0, 0)),
 			-EINVAL);
 	cmt_qp(t);
 	KUNIT_EXPECT_EQ(test, mrt_recv(t, m->mr), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mrt_recv(t, cmt_mr(t, cmt_buf(t, 64), 64,
-						 KIWI_ACCESS_LOCAL_WRITE)),
+						 IB_ACCESS_LOCAL_WRITE)),
 			0);
 	cmt_teardown(t);
 }

@@ -13,6 +13,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 
+#include "verbs_util.h"
 #include "cm_fixture.h"
 #include "softiw.h"
 
@@ -75,9 +76,9 @@ static const void *depth_gen_params(const void *prev, char *desc)
  */
 struct depth_side {
 	struct kiwi_cm_id *id;
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 	u8 *buf;
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	u16 ird;
 	u16 ord;
 };
@@ -105,7 +106,8 @@ static void depth_expect(const struct depth_case *c, struct depth_side *s)
 
 static void depth_side_init(struct cmt *t, struct depth_side *s)
 {
-	struct kiwi_qp_init_attr init = {
+	struct ib_qp_init_attr init = {
+		KT_QP_RC,
 		.send_cq = t->cq, .recv_cq = t->cq,
 		.cap = { .max_send_wr = DEPTH_SQ, .max_recv_wr = 2,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
@@ -125,21 +127,21 @@ static int depth_rev(struct kiwi_cm_id *id, u32 rev)
 static int depth_post(struct depth_side *s, u64 wr_id, int opcode, u32 off,
 		      u64 raddr, u32 rkey)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = s->mr->iova + off, .length = DEPTH_READ,
 		.lkey = s->mr->lkey,
 	};
-	struct kiwi_send_wr wr = {
-		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-		.opcode = opcode, .send_flags = KIWI_SEND_SIGNALED,
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+			.opcode = opcode, .send_flags = IB_SEND_SIGNALED },
 		.remote_addr = raddr, .rkey = rkey,
 	};
-	const struct kiwi_send_wr *bad;
+	const struct ib_send_wr *bad;
 
-	return kiwi_post_send(s->qp, &wr, &bad);
+	return kiwi_post_send(s->qp, &wr.wr, &bad);
 }
 
-static int depth_poll(struct cmt *t, struct kiwi_wc *wc)
+static int depth_poll(struct cmt *t, struct ib_wc *wc)
 {
 	int i, n = 0;
 
@@ -161,14 +163,14 @@ static void depth_connect(struct cmt *t, const struct depth_case *c,
 {
 	struct kunit *test = t->test;
 	struct kiwi_conn_param p = { .ird = c->v[0], .ord = c->v[1] };
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = s[1].mr->iova, .length = DEPTH_READ,
 		.lkey = s[1].mr->lkey,
 	};
-	struct kiwi_recv_wr rwr = { .wr_id = 100, .sg_list = &sge,
+	struct ib_recv_wr rwr = { .wr_id = 100, .sg_list = &sge,
 				    .num_sge = 1 };
 	struct sockaddr_in *sin;
-	const struct kiwi_recv_wr *bad;
+	const struct ib_recv_wr *bad;
 	const struct cmt_rec *r;
 	struct kiwi_cm_id *lst;
 
@@ -183,7 +185,7 @@ static void depth_connect(struct cmt *t, const struct depth_case *c,
 	cmt_any_addr(&s[0].id->remote_addr, t->port);
 	sin = (struct sockaddr_in *)&s[0].id->remote_addr;
 	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	p.qpn = s[0].qp->qpn;
+	p.qpn = s[0].qp->qp_num;
 	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(s[0].id, &p), 0);
 
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
@@ -196,7 +198,7 @@ static void depth_connect(struct cmt *t, const struct depth_case *c,
 			SOFTIW_MAX_IRD_ORD : c->v[1]);
 	KUNIT_ASSERT_EQ(test, kiwi_post_recv(s[1].qp, &rwr, &bad), 0);
 	p = (struct kiwi_conn_param) {
-		.ird = c->v[2], .ord = c->v[3], .qpn = s[1].qp->qpn,
+		.ird = c->v[2], .ord = c->v[3], .qpn = s[1].qp->qp_num,
 	};
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(s[1].id, &p), 0);
 
@@ -218,15 +220,15 @@ static void depth_connect(struct cmt *t, const struct depth_case *c,
 static void depth_first_send(struct cmt *t, struct depth_side *s)
 {
 	struct kunit *test = t->test;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	int i, recv = 0;
 
-	KUNIT_ASSERT_EQ(test, depth_post(&s[0], 101, KIWI_WR_SEND, 0, 0, 0),
+	KUNIT_ASSERT_EQ(test, depth_post(&s[0], 101, IB_WR_SEND, 0, 0, 0),
 			0);
 	for (i = 0; i < 2; i++) {
 		KUNIT_ASSERT_EQ(test, depth_poll(t, &wc), 1);
-		KUNIT_EXPECT_EQ(test, wc.status, 0);
-		recv += wc.opcode == KIWI_WC_RECV;
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		recv += wc.opcode == IB_WC_RECV;
 	}
 	KUNIT_EXPECT_EQ(test, recv, 1);
 }
@@ -240,11 +242,11 @@ static void depth_first_send(struct cmt *t, struct depth_side *s)
 static void depth_reads(struct cmt *t, struct depth_side *s)
 {
 	struct kunit *test = t->test;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	int i, n = s[0].ord + 1;
 
 	if (!s[0].ord) {
-		KUNIT_EXPECT_EQ(test, depth_post(&s[0], 1, KIWI_WR_RDMA_READ,
+		KUNIT_EXPECT_EQ(test, depth_post(&s[0], 1, IB_WR_RDMA_READ,
 						 64, s[1].mr->iova,
 						 s[1].mr->rkey), -EINVAL);
 		return;
@@ -252,20 +254,20 @@ static void depth_reads(struct cmt *t, struct depth_side *s)
 	for (i = 0; i < DEPTH_BUF; i++)
 		s[1].buf[i] = i * 7 + 1;
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, depth_post(&s[0], i, KIWI_WR_RDMA_READ,
+		KUNIT_ASSERT_EQ(test, depth_post(&s[0], i, IB_WR_RDMA_READ,
 						 64 + i * DEPTH_READ,
 						 s[1].mr->iova + i * 16,
 						 s[1].mr->rkey), 0);
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, depth_poll(t, &wc), 1);
 		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
-		KUNIT_EXPECT_EQ(test, wc.status, 0);
-		KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RDMA_READ);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
 		CMT_EXPECT_MEM(test, s[0].buf + 64 + i * DEPTH_READ,
 			       s[1].buf + i * 16, DEPTH_READ);
 	}
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(s[1].qp), KIWI_QPS_RTS);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(s[0].qp), KIWI_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(s[1].qp), IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(s[0].qp), IB_QPS_RTS);
 }
 
 /*

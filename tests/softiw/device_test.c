@@ -14,8 +14,9 @@
 
 #include <kiwi/iw_cm.h>
 #include <kiwi/provider.h>
-#include <kiwi/verbs.h>
+#include <rdma/ib_verbs.h>
 
+#include "verbs_util.h"
 #include "cm_fixture.h"
 #include "iwarp.h"
 #include "kiwi_test.h"
@@ -28,7 +29,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 /* Is there a kiwi device named @name (and is it bound to @netdev)? */
 static bool softiw_test_present(const char *name, struct net_device *netdev)
 {
-	struct kiwi_device *dev = kiwi_device_get_by_name(name);
+	struct ib_device *dev = kiwi_device_get_by_name(name);
 	bool ok;
 
 	if (!dev)
@@ -60,16 +61,20 @@ static void softiw_test_exit(struct kunit *test)
 
 static void softiw_attached_lo(struct kunit *test)
 {
-	struct kiwi_device *dev = kiwi_device_get_by_name("softiw_lo");
+	struct ib_device *dev = kiwi_device_get_by_name("softiw_lo");
 	char buf[64];
 
 	KUNIT_ASSERT_NOT_NULL(test, dev);
 	KUNIT_EXPECT_PTR_EQ(test, dev->netdev, init_net.loopback_dev);
-	KUNIT_EXPECT_EQ(test, dev->attr.max_private_data,
-			SOFTIW_MPA_ULP_PD_MAX);
-	KUNIT_EXPECT_EQ(test, dev->attr.max_ird, SOFTIW_MAX_IRD_ORD);
-	KUNIT_EXPECT_EQ(test, dev->attr.max_ord, SOFTIW_MAX_IRD_ORD);
-	KUNIT_EXPECT_EQ(test, dev->attr.max_qp, SOFTIW_MAX_QP);
+	KUNIT_EXPECT_EQ(test, dev->iw_max_private_data, SOFTIW_MPA_ULP_PD_MAX);
+	KUNIT_EXPECT_EQ(test, dev->attrs.max_qp_rd_atom, SOFTIW_MAX_IRD_ORD);
+	KUNIT_EXPECT_EQ(test, dev->attrs.max_qp_init_rd_atom,
+			SOFTIW_MAX_IRD_ORD);
+	KUNIT_EXPECT_EQ(test, dev->node_type, RDMA_NODE_RNIC);
+	KUNIT_EXPECT_NE(test, be64_to_cpu(dev->node_guid), 0ULL);
+	KUNIT_EXPECT_GE(test, dev->num_comp_vectors, 1);
+	KUNIT_EXPECT_TRUE(test, ib_uses_virt_dma(dev));
+	KUNIT_EXPECT_EQ(test, dev->attrs.max_qp, SOFTIW_MAX_QP);
 	kiwi_device_put(dev);
 	KUNIT_EXPECT_GT(test, kiwi_test_read_file(PARAMS "attach", buf,
 						  sizeof(buf)), 0);
@@ -159,25 +164,29 @@ static void softiw_netdev_unregister(struct kunit *test)
 }
 
 struct softiw_test_qp {
-	struct kiwi_device *dev;
-	struct kiwi_cq *cq;
-	struct kiwi_qp *qp;
+	struct ib_device *dev;
+	struct ib_cq *cq;
+	struct ib_pd *pd;
+	struct ib_qp *qp;
 };
 
 static void softiw_test_qp_create(struct kunit *test, struct softiw_test_qp *t)
 {
-	struct kiwi_qp_init_attr init = {
+	struct ib_qp_init_attr init = {
+		KT_QP_RC,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
 	t->dev = kiwi_device_get_by_name("softiw_lo");
 	KUNIT_ASSERT_NOT_NULL(test, t->dev);
-	t->cq = kiwi_create_cq(t->dev, 16, NULL, NULL);
+	t->cq = kt_cq(t->dev, 16, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq));
+	t->pd = kiwi_alloc_pd(t->dev, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->pd));
 	init.send_cq = t->cq;
 	init.recv_cq = t->cq;
-	t->qp = kiwi_create_qp(t->dev, &init);
+	t->qp = kiwi_create_qp(t->pd, &init);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->qp));
 }
 
@@ -185,50 +194,51 @@ static void softiw_test_qp_destroy(struct softiw_test_qp *t)
 {
 	kiwi_destroy_qp(t->qp);
 	kiwi_destroy_cq(t->cq);
+	kiwi_dealloc_pd(t->pd);
 	kiwi_device_put(t->dev);
 }
 
-static int softiw_test_move(struct kiwi_qp *qp, enum kiwi_qp_state state)
+static int softiw_test_move(struct ib_qp *qp, enum ib_qp_state state)
 {
-	struct kiwi_qp_attr attr = { .qp_state = state };
+	struct ib_qp_attr attr = { .qp_state = state };
 
-	return kiwi_modify_qp(qp, &attr, KIWI_QP_ATTR_STATE);
+	return kiwi_modify_qp(qp, &attr, IB_QP_STATE);
 }
 
 static void softiw_qp_lifecycle(struct kunit *test)
 {
 	const struct kiwi_provider_ops *ops;
 	struct softiw_test_qp t, u;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 
 	softiw_test_qp_create(test, &t);
 	softiw_test_qp_create(test, &u);
 	ops = t.dev->ops;
-	KUNIT_EXPECT_NE(test, t.qp->qpn, 0);
-	KUNIT_EXPECT_NE(test, t.qp->qpn, u.qp->qpn);
-	KUNIT_EXPECT_PTR_EQ(test, ops->iw_get_qp(t.dev, t.qp->qpn), t.qp);
-	KUNIT_EXPECT_PTR_EQ(test, ops->iw_get_qp(t.dev, u.qp->qpn), u.qp);
+	KUNIT_EXPECT_NE(test, t.qp->qp_num, 0);
+	KUNIT_EXPECT_NE(test, t.qp->qp_num, u.qp->qp_num);
+	KUNIT_EXPECT_PTR_EQ(test, ops->iw_get_qp(t.dev, t.qp->qp_num), t.qp);
+	KUNIT_EXPECT_PTR_EQ(test, ops->iw_get_qp(t.dev, u.qp->qp_num), u.qp);
 	KUNIT_EXPECT_NULL(test, ops->iw_get_qp(t.dev, 0));
 	/* Only the endpoint moves a QP to RTS or TERMINATE. */
-	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_RTS), -EINVAL);
-	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_TERMINATE),
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, IB_QPS_RTS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, IB_QPS_SQE),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_IDLE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, IB_QPS_INIT), -EINVAL);
 	/* CLOSING needs a connection. */
-	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_CLOSING),
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, IB_QPS_SQD),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(t.qp), KIWI_QPS_IDLE);
-	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_ERROR), 0);
-	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_RTS), -EINVAL);
-	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_CLOSING),
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(t.qp), IB_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, IB_QPS_ERR), 0);
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, IB_QPS_RTS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, IB_QPS_SQD),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, KIWI_QPS_ERROR), 0);
+	KUNIT_EXPECT_EQ(test, softiw_test_move(t.qp, IB_QPS_ERR), 0);
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t.cq, 1, &wc), 0);
 
 	/* A pinned QP outlives destroy_qp but is no longer found. */
 	ops->iw_add_ref(u.qp);
 	softiw_test_qp_destroy(&u);
-	KUNIT_EXPECT_NULL(test, ops->iw_get_qp(t.dev, u.qp->qpn));
+	KUNIT_EXPECT_NULL(test, ops->iw_get_qp(t.dev, u.qp->qp_num));
 	ops->iw_rem_ref(u.qp);
 	softiw_test_qp_destroy(&t);
 }

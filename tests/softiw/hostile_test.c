@@ -277,20 +277,20 @@ static int hostile_recv_all(struct socket *s, u8 *buf, int len)
 struct hostile_peer {
 	struct socket *s;
 	struct kiwi_cm_id *child;
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 	u8 *buf;
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 };
 
 static void hostile_post_recv(struct cmt *t, struct hostile_peer *p,
 			      u64 wr_id, u32 off, u32 len)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = p->mr->iova + off, .length = len, .lkey = p->mr->lkey,
 	};
-	struct kiwi_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
 				   .num_sge = 1 };
-	const struct kiwi_recv_wr *bad;
+	const struct ib_recv_wr *bad;
 
 	KUNIT_ASSERT_EQ(t->test, kiwi_post_recv(p->qp, &wr, &bad), 0);
 }
@@ -320,7 +320,7 @@ static void hostile_peer_connect_ird(struct cmt *t, struct hostile_peer *p,
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	p->child = r->id;
 	p->buf = cmt_buf(t, 4096);
-	p->mr = cmt_mr(t, p->buf, 4096, KIWI_ACCESS_LOCAL_WRITE);
+	p->mr = cmt_mr(t, p->buf, 4096, IB_ACCESS_LOCAL_WRITE);
 	cp.qpn = cmt_qp(t);
 	p->qp = t->qps[t->nqps - 1];
 	for (i = 0; i < nrecv; i++)
@@ -403,7 +403,7 @@ static void hostile_expect_term(struct cmt *t, struct hostile_peer *p,
 {
 	struct kunit *test = t->test;
 	const struct cmt_rec *r;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u8 f[24], rest[64];
 	int n;
 
@@ -426,10 +426,10 @@ static void hostile_expect_term(struct cmt *t, struct hostile_peer *p,
 	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p->child);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, -EPROTO);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p->qp), KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p->qp), IB_QPS_ERR);
 	/* The RECV is flushed, not completed with the bad data. */
 	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
-	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
 	cmt_raw_close(p->s, false);
 }
 
@@ -506,7 +506,7 @@ static void hostile_fpdu_split(struct kunit *test)
 	static const char *const want[] = { "split message", "two", "in one" };
 	struct cmt *t = cmt_setup(test, 22016);
 	struct hostile_peer p;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u8 buf[160];
 	int i, n = 0, m;
 
@@ -529,11 +529,11 @@ static void hostile_fpdu_split(struct kunit *test)
 		}
 		KUNIT_ASSERT_EQ(test, n, 1);
 		KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)i);
-		KUNIT_EXPECT_EQ(test, wc.status, 0);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 		KUNIT_EXPECT_EQ(test, wc.byte_len, strlen(want[i]));
 		CMT_EXPECT_MEM(test, p.buf + i * 256, want[i], strlen(want[i]));
 	}
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), IB_QPS_RTS);
 	cmt_raw_close(p.s, false);
 	cmt_teardown(t);
 }
@@ -666,7 +666,7 @@ static void hostile_empty_segments(struct kunit *test)
 	const struct hostile_fpdu last = { HOSTILE_SEND_LAST, 1, 0, "end", 3 };
 	struct cmt *t = cmt_setup(test, 22092);
 	struct hostile_peer p;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	int i, n = 0, len;
 	u8 *buf;
 
@@ -688,11 +688,11 @@ static void hostile_empty_segments(struct kunit *test)
 			usleep_range(10000, 20000);
 	}
 	KUNIT_ASSERT_EQ(test, n, 1);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 3U);
 	CMT_EXPECT_MEM(test, p.buf, "end", 3);
 	KUNIT_EXPECT_GT(test, kiwi_softiw_qp_rx_busy(p.qp), 0ULL);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), IB_QPS_RTS);
 	cmt_raw_close(p.s, false);
 	cmt_teardown(t);
 }
@@ -727,7 +727,7 @@ static void hostile_fin_mid_fpdu(struct kunit *test)
 	struct cmt *t = cmt_setup(test, 22091);
 	const struct cmt_rec *r;
 	struct hostile_peer p;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u8 buf[64];
 
 	hostile_peer_connect(t, &p, true, 1);
@@ -738,7 +738,7 @@ static void hostile_fin_mid_fpdu(struct kunit *test)
 	if (!c->at) {
 		r = cmt_wait(t, KIWI_CM_EVENT_DISCONNECT, p.child);
 		KUNIT_EXPECT_NOT_NULL(test, r);
-		KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+		KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), IB_QPS_RTS);
 		goto close;
 	}
 	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
@@ -746,7 +746,7 @@ static void hostile_fin_mid_fpdu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, cmt_count(t, KIWI_CM_EVENT_DISCONNECT), 0);
 	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
-	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
 close:
 	cmt_raw_close(p.s, false);
 	cmt_teardown(t);
@@ -792,24 +792,24 @@ static int hostile_rreq_put(u8 *buf, u32 msn, u32 sink_stag, u64 sink_to,
 	return hostile_fpdu_put(buf, &f, false);
 }
 
-static int hostile_post(struct kiwi_qp *qp, u64 wr_id, int opcode,
-			struct kiwi_mr *mr, u32 off, u32 len, u64 raddr,
+static int hostile_post(struct ib_qp *qp, u64 wr_id, int opcode,
+			struct ib_mr *mr, u32 off, u32 len, u64 raddr,
 			u32 rkey)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = mr->iova + off, .length = len, .lkey = mr->lkey,
 	};
-	struct kiwi_send_wr wr = {
-		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-		.opcode = opcode, .send_flags = KIWI_SEND_SIGNALED,
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+			.opcode = opcode, .send_flags = IB_SEND_SIGNALED },
 		.remote_addr = raddr, .rkey = rkey,
 	};
-	const struct kiwi_send_wr *bad;
+	const struct ib_send_wr *bad;
 
-	return kiwi_post_send(qp, &wr, &bad);
+	return kiwi_post_send(qp, &wr.wr, &bad);
 }
 
-static int hostile_poll(struct cmt *t, struct kiwi_wc *wc)
+static int hostile_poll(struct cmt *t, struct ib_wc *wc)
 {
 	int i, n = 0;
 
@@ -829,15 +829,15 @@ static void hostile_prime(struct cmt *t, struct hostile_peer *p)
 {
 	const struct hostile_fpdu f = { HOSTILE_SEND_LAST, 1, 0, "go", 2 };
 	struct kunit *test = t->test;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u8 buf[32];
 	int n;
 
 	n = hostile_fpdu_put(buf, &f, false);
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(p->s, buf, n), n);
 	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 }
 
 /*
@@ -851,8 +851,8 @@ static void hostile_rdma_wire(struct kunit *test)
 {
 	struct cmt *t = cmt_setup(test, 22101);
 	struct hostile_peer p;
-	struct kiwi_wc wc;
-	struct kiwi_qp_attr attr = { .qp_state = KIWI_QPS_ERROR };
+	struct ib_wc wc;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	u8 f[160], data[100];
 	int i, n;
 
@@ -861,7 +861,7 @@ static void hostile_rdma_wire(struct kunit *test)
 	memset(p.buf + 512, HOSTILE_GUARD, 1024);
 	for (i = 0; i < 100; i++)
 		p.buf[2048 + i] = i * 3;
-	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, KIWI_WR_RDMA_WRITE, p.mr,
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, IB_WR_RDMA_WRITE, p.mr,
 					   2048, 100, 0x5000, 0xabcdef01), 0);
 	n = hostile_recv_fpdu(p.s, f, sizeof(f));
 	KUNIT_ASSERT_EQ(test, n, 2 + 14 + 100 + 4);
@@ -872,12 +872,12 @@ static void hostile_rdma_wire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_unaligned_be64(f + 8), 0x5000ULL);
 	CMT_EXPECT_MEM(test, f + 16, p.buf + 2048, 100);
 	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RDMA_WRITE);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 
-	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 2, KIWI_WR_RDMA_READ, p.mr,
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 2, IB_WR_RDMA_READ, p.mr,
 					   520, 100, 0x7000, 0x11223344), 0);
-	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 3, KIWI_WR_RDMA_READ, p.mr,
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 3, IB_WR_RDMA_READ, p.mr,
 					   1024, 8, 0x8000, 0x55667788), 0);
 	n = hostile_recv_fpdu(p.s, f, sizeof(f));
 	KUNIT_ASSERT_EQ(test, n, 2 + 18 + 28 + 4);
@@ -903,8 +903,8 @@ static void hostile_rdma_wire(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
 	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ULL);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RDMA_READ);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, 100U);
 	CMT_EXPECT_MEM(test, p.buf + 520, data, 100);
 	KUNIT_EXPECT_EQ(test, p.buf[519], HOSTILE_GUARD);
@@ -914,25 +914,25 @@ static void hostile_rdma_wire(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, n, 52);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 12), 2U);	/* MSN */
 	/* A SEND goes out behind the READ in flight... */
-	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 4, KIWI_WR_SEND, p.mr, 0, 4,
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 4, IB_WR_SEND, p.mr, 0, 4,
 					   0, 0), 0);
 	n = hostile_recv_fpdu(p.s, f, sizeof(f));
 	KUNIT_ASSERT_EQ(test, n, 2 + 18 + 4 + 4);
 	KUNIT_EXPECT_EQ(test, f[3], 0x43);			/* SEND */
 	/* ... but completes after it: both are flushed, once each. */
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 0);
-	KUNIT_ASSERT_EQ(test, kiwi_modify_qp(p.qp, &attr, KIWI_QP_ATTR_STATE),
+	KUNIT_ASSERT_EQ(test, kiwi_modify_qp(p.qp, &attr, IB_QP_STATE),
 			0);
 	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 3ULL);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RDMA_READ);
-	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
 	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 4ULL);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_SEND);
-	KUNIT_EXPECT_EQ(test, wc.status, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
 	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 0);
 	KUNIT_EXPECT_EQ(test, p.buf[1024], HOSTILE_GUARD);
 	cmt_raw_close(p.s, false);
@@ -949,7 +949,7 @@ static void hostile_rdma_remote(struct kunit *test)
 	struct cmt *t = cmt_setup(test, 22102);
 	u8 *mem = cmt_buf(t, 1024);
 	struct hostile_peer p;
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	u8 f[128];
 	int i, n;
 
@@ -976,7 +976,7 @@ static void hostile_rdma_remote(struct kunit *test)
 	for (i = 0; i < 1024; i++)
 		if (i < 266 || i >= 277)
 			KUNIT_EXPECT_EQ(test, mem[i], HOSTILE_GUARD);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), IB_QPS_RTS);
 	cmt_raw_close(p.s, false);
 	cmt_teardown(t);
 }
@@ -989,7 +989,7 @@ static void hostile_rdma_ird(struct kunit *test)
 {
 	struct cmt *t = cmt_setup(test, 22103);
 	struct hostile_peer p;
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	u8 f[192];
 	int i, n = 0;
 
@@ -1037,8 +1037,8 @@ static void hostile_rresp_shares_link(struct kunit *test)
 	u8 *mem = cmt_buf(t, HOSTILE_SHARE_LEN);
 	int rcvbuf = 64 * 1024, i, n, ended = 0, before;
 	struct hostile_peer p = {};
-	struct kiwi_mr *mr;
-	struct kiwi_wc wc;
+	struct ib_mr *mr;
+	struct ib_wc wc;
 	u8 *f;
 
 	f = kunit_kmalloc(test, 70 * 1024, GFP_KERNEL);
@@ -1055,7 +1055,7 @@ static void hostile_rresp_shares_link(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
 	/* the first response fills the socket; the others wait in the IRQ */
 	msleep(200);
-	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 7, KIWI_WR_SEND, p.mr, 0, 4,
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 7, IB_WR_SEND, p.mr, 0, 4,
 					   0, 0), 0);
 	before = hostile_rresps_before_send(p.s, f, 70 * 1024, &ended);
 	kunit_info(test, "%d of %d Read Responses went before the SEND",
@@ -1064,13 +1064,13 @@ static void hostile_rresp_shares_link(struct kunit *test)
 	KUNIT_EXPECT_LT(test, before, HOSTILE_SHARE_READS);
 	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
-	KUNIT_EXPECT_EQ(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	/* every response still comes, whole */
 	while (ended < HOSTILE_SHARE_READS &&
 	       hostile_rresps_before_send(p.s, f, 70 * 1024, &ended) >= 0)
 		;
 	KUNIT_EXPECT_EQ(test, ended, HOSTILE_SHARE_READS);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), IB_QPS_RTS);
 	cmt_raw_close(p.s, false);
 	cmt_teardown(t);
 }
@@ -1086,7 +1086,7 @@ static void hostile_rdma_fin(struct kunit *test, u16 port, bool after)
 	struct cmt *t = cmt_setup(test, port);
 	const struct cmt_rec *r;
 	struct hostile_peer p;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	int n, bad = 0;
 	u8 f[64];
 
@@ -1098,11 +1098,11 @@ static void hostile_rdma_fin(struct kunit *test, u16 port, bool after)
 						     KIWI_CM_EVENT_DISCONNECT,
 						     p.child));
 	}
-	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, KIWI_WR_RDMA_READ, p.mr,
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, IB_WR_RDMA_READ, p.mr,
 					   520, 100, 0x7000, 0x11223344), 0);
-	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 2, KIWI_WR_RDMA_READ, p.mr,
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 2, IB_WR_RDMA_READ, p.mr,
 					   1024, 8, 0x8000, 0x55667788), 0);
-	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 3, KIWI_WR_SEND, p.mr, 0, 4,
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 3, IB_WR_SEND, p.mr, 0, 4,
 					   0, 0), 0);
 	if (!after) {
 		n = hostile_recv_fpdu(p.s, f, sizeof(f));
@@ -1113,9 +1113,9 @@ static void hostile_rdma_fin(struct kunit *test, u16 port, bool after)
 	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), IB_QPS_ERR);
 	for (n = 0; n < 8 && kiwi_poll_cq(t->cq, 1, &wc) == 1; n++)
-		bad += wc.status != -ECANCELED;
+		bad += wc.status != IB_WC_WR_FLUSH_ERR;
 	KUNIT_EXPECT_EQ(test, n, 4);	/* 2 READs, the SEND, the RECV */
 	KUNIT_EXPECT_EQ(test, bad, 0);
 	cmt_raw_close(p.s, false);
@@ -1212,7 +1212,7 @@ static void hostile_rresp_bad(struct kunit *test)
 	hostile_prime(t, &p);
 	memset(p.buf + 512, HOSTILE_GUARD, 1024);
 	if (!c->idle) {
-		KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, KIWI_WR_RDMA_READ,
+		KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, IB_WR_RDMA_READ,
 						   p.mr, 520, HOSTILE_READ_LEN,
 						   0x7000, 0x11223344), 0);
 		KUNIT_ASSERT_EQ(test, hostile_recv_fpdu(p.s, f, sizeof(f)), 52);
@@ -1241,7 +1241,7 @@ static void hostile_rresp_bad(struct kunit *test)
  */
 struct hostile_big {
 	void *mem;
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 };
 
 static void hostile_big_release(struct kunit_resource *res)
@@ -1295,7 +1295,7 @@ static void hostile_rdma_dereg_mid_response(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, scratch);
 	b->mem = vzalloc(HOSTILE_BIG);
 	KUNIT_ASSERT_NOT_NULL(test, b->mem);
-	b->mr = kiwi_reg_kernel_mr(t->dev, b->mem, HOSTILE_BIG,
+	b->mr = kiwi_reg_kernel_mr(t->pd, b->mem, HOSTILE_BIG,
 				   KIWI_ACCESS_ALL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(b->mr));
 	hostile_peer_connect(t, &p, false, 1);
@@ -1325,7 +1325,7 @@ static void hostile_rdma_dereg_mid_response(struct kunit *test)
 	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, -EPROTO);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), KIWI_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), IB_QPS_ERR);
 	cmt_raw_close(p.s, false);
 	cmt_teardown(t);
 }
@@ -1340,15 +1340,15 @@ static void hostile_rdma_read_refused(struct kunit *test)
 	struct cmt *t = cmt_setup(test, 22110);
 	const struct cmt_rec *r;
 	struct hostile_peer p;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u8 f[96], want[96];
 	int n, bad = 0;
 
 	hostile_peer_connect(t, &p, false, 2);
 	hostile_prime(t, &p);
-	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, KIWI_WR_RDMA_READ, p.mr,
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 1, IB_WR_RDMA_READ, p.mr,
 					   520, 100, 0x7000, 0x11223344), 0);
-	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 2, KIWI_WR_SEND, p.mr, 0, 4,
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 2, IB_WR_SEND, p.mr, 0, 4,
 					   0, 0), 0);
 	KUNIT_ASSERT_EQ(test, hostile_recv_fpdu(p.s, f, sizeof(f)), 52);
 	KUNIT_EXPECT_EQ(test, f[3], 0x41);		/* Read Request */
@@ -1359,10 +1359,10 @@ static void hostile_rdma_read_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
 	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ULL);
-	KUNIT_EXPECT_EQ(test, wc.opcode, KIWI_WC_RDMA_READ);
-	KUNIT_EXPECT_NE(test, wc.status, 0);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_NE(test, wc.status, IB_WC_SUCCESS);
 	for (n = 0; n < 8 && kiwi_poll_cq(t->cq, 1, &wc) == 1; n++)
-		bad += wc.status == 0;
+		bad += wc.status == IB_WC_SUCCESS;
 	KUNIT_EXPECT_EQ(test, n, 2);	/* the SEND, the RECV */
 	KUNIT_EXPECT_EQ(test, bad, 0);
 	cmt_raw_close(p.s, false);
@@ -1402,6 +1402,8 @@ enum {
 	HOSTILE_STAG_STALE,
 	HOSTILE_STAG_DEREG,
 	HOSTILE_STAG_OTHER_DEV,
+	HOSTILE_STAG_OTHER_PD,
+	HOSTILE_STAG_LOCAL_DMA,
 	HOSTILE_STAG_RRESP,	/* a Read Response nobody asked for */
 	HOSTILE_STAG_INVALIDATED,	/* by a LOCAL_INV of the QP */
 };
@@ -1419,12 +1421,16 @@ static const struct hostile_access_case hostile_access_cases[] = {
 	  "WRITE, beyond the MR" },
 	{ false, HOSTILE_RW, HOSTILE_STAG_OK, -4, true, 8, 0x11, 0x03,
 	  "WRITE, TO wraps around" },
-	{ false, KIWI_ACCESS_LOCAL_WRITE | KIWI_ACCESS_REMOTE_READ,
+	{ false, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ,
 	  HOSTILE_STAG_OK, 0, false, 8, 0x11, 0x00, "WRITE, no remote write" },
 	{ false, HOSTILE_RW, HOSTILE_STAG_DEREG, 0, false, 8, 0x11, 0x00,
 	  "WRITE, deregistered MR" },
 	{ false, HOSTILE_RW, HOSTILE_STAG_OTHER_DEV, 0, false, 8, 0x11, 0x00,
 	  "WRITE, other device's MR" },
+	{ false, HOSTILE_RW, HOSTILE_STAG_OTHER_PD, 0, false, 8, 0x11, 0x02,
+	  "WRITE, other PD's MR" },
+	{ false, HOSTILE_RW, HOSTILE_STAG_LOCAL_DMA, 0, false, 8, 0x11, 0x00,
+	  "WRITE, the local_dma_lkey" },
 	{ false, HOSTILE_RW, HOSTILE_STAG_RRESP, 0, false, 8, 0x10, 0x00,
 	  "Read Response, no READ" },
 	{ false, HOSTILE_RW, HOSTILE_STAG_INVALIDATED, 0, false, 8, 0x11, 0x00,
@@ -1441,23 +1447,25 @@ static const struct hostile_access_case hostile_access_cases[] = {
 	  "READ, beyond the MR" },
 	{ true, HOSTILE_RW, HOSTILE_STAG_OK, -4, true, 8, 0x01, 0x04,
 	  "READ, TO wraps around" },
-	{ true, KIWI_ACCESS_LOCAL_WRITE | KIWI_ACCESS_REMOTE_WRITE,
+	{ true, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
 	  HOSTILE_STAG_OK, 0, false, 8, 0x01, 0x02, "READ, no remote read" },
 	{ true, HOSTILE_RW, HOSTILE_STAG_DEREG, 0, false, 8, 0x01, 0x00,
 	  "READ, deregistered MR" },
 	{ true, HOSTILE_RW, HOSTILE_STAG_OTHER_DEV, 0, false, 8, 0x01, 0x00,
 	  "READ, other device's MR" },
+	{ true, HOSTILE_RW, HOSTILE_STAG_OTHER_PD, 0, false, 8, 0x01, 0x03,
+	  "READ, other PD's MR" },
 	/* The QP's rights, checked before the STag: RDMAP access rights. */
 	{ false, HOSTILE_RW, HOSTILE_STAG_OK, 0, false, 8, 0x01, 0x02,
-	  "WRITE, QP without remote write", KIWI_ACCESS_REMOTE_READ },
+	  "WRITE, QP without remote write", IB_ACCESS_REMOTE_READ },
 	{ true, HOSTILE_RW, HOSTILE_STAG_OK, 0, false, 8, 0x01, 0x02,
-	  "READ, QP without remote read", KIWI_ACCESS_REMOTE_WRITE },
+	  "READ, QP without remote read", IB_ACCESS_REMOTE_WRITE },
 	{ false, HOSTILE_RW, HOSTILE_STAG_OK, 0, false, 8, 0x01, 0x02,
 	  "WRITE, verbs QP (no rights)", CMT_QP_AS_CREATED },
 	{ true, HOSTILE_RW, HOSTILE_STAG_OK, 0, false, 8, 0x01, 0x02,
 	  "READ, verbs QP (no rights)", CMT_QP_AS_CREATED },
 	{ false, HOSTILE_RW, HOSTILE_STAG_UNKNOWN, 0, false, 8, 0x01, 0x02,
-	  "WRITE, QP without rights, bad STag", KIWI_ACCESS_LOCAL_WRITE },
+	  "WRITE, QP without rights, bad STag", IB_ACCESS_LOCAL_WRITE },
 };
 
 static void hostile_access_case_desc(const struct hostile_access_case *c,
@@ -1484,12 +1492,36 @@ static void hostile_put_dev(struct kunit_resource *res)
 	kiwi_device_put(res->data);
 }
 
-/* An MR of softiw_kv0, attached for the test, released after the QPs. */
-static struct kiwi_mr *hostile_other_mr(struct kunit *test, void *buf,
-					u32 access)
+static void hostile_dealloc_pd(struct kunit_resource *res)
 {
-	struct kiwi_device *kv0;
-	struct kiwi_mr *mr;
+	kiwi_dealloc_pd(res->data);
+}
+
+/* An MR of a PD of its own on @dev, both released after the QPs. */
+static struct ib_mr *hostile_own_pd_mr(struct kunit *test,
+				       struct ib_device *dev, void *buf,
+				       u32 access)
+{
+	struct ib_pd *pd = kiwi_alloc_pd(dev, 0);
+	struct ib_mr *mr;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 hostile_dealloc_pd,
+							 GFP_KERNEL, pd));
+	mr = kiwi_reg_kernel_mr(pd, buf, HOSTILE_REGION, access);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 hostile_dereg,
+							 GFP_KERNEL, mr));
+	return mr;
+}
+
+/* An MR of softiw_kv0, attached for the test, released after the QPs. */
+static struct ib_mr *hostile_other_mr(struct kunit *test, void *buf,
+				      u32 access)
+{
+	struct ib_device *kv0;
 
 	KUNIT_ASSERT_EQ(test, kiwi_softiw_attach("kv0"), 0);
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
@@ -1500,12 +1532,7 @@ static struct kiwi_mr *hostile_other_mr(struct kunit *test, void *buf,
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
 							 hostile_put_dev,
 							 GFP_KERNEL, kv0));
-	mr = kiwi_reg_kernel_mr(kv0, buf, HOSTILE_REGION, access);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
-							 hostile_dereg,
-							 GFP_KERNEL, mr));
-	return mr;
+	return hostile_own_pd_mr(test, kv0, buf, access);
 }
 
 /* The STag a case names, for an MR of this device over @buf. */
@@ -1513,7 +1540,7 @@ static u32 hostile_case_stag(struct kunit *test, struct cmt *t,
 			     const struct hostile_access_case *c, u8 *buf,
 			     u64 *iova)
 {
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	u32 stag;
 
 	if (c->stag == HOSTILE_STAG_OTHER_DEV) {
@@ -1521,8 +1548,18 @@ static u32 hostile_case_stag(struct kunit *test, struct cmt *t,
 		*iova = mr->iova;
 		return mr->rkey;
 	}
+	if (c->stag == HOSTILE_STAG_LOCAL_DMA) {
+		mr = cmt_mr(t, buf, HOSTILE_REGION, c->access);
+		*iova = mr->iova;
+		return t->pd->local_dma_lkey;
+	}
+	if (c->stag == HOSTILE_STAG_OTHER_PD) {
+		mr = hostile_own_pd_mr(test, t->dev, buf, c->access);
+		*iova = mr->iova;
+		return mr->rkey;
+	}
 	if (c->stag == HOSTILE_STAG_DEREG) {
-		mr = kiwi_reg_kernel_mr(t->dev, buf, HOSTILE_REGION, c->access);
+		mr = kiwi_reg_kernel_mr(t->pd, buf, HOSTILE_REGION, c->access);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
 		*iova = mr->iova;
 		stag = mr->rkey;
@@ -1541,20 +1578,20 @@ static u32 hostile_case_stag(struct kunit *test, struct cmt *t,
 /* Invalidate @stag with a LOCAL_INV on the peer's QP (primed first). */
 static void hostile_local_inv(struct cmt *t, struct hostile_peer *p, u32 stag)
 {
-	struct kiwi_send_wr wr = {
-		.wr_id = 77, .opcode = KIWI_WR_LOCAL_INV,
-		.send_flags = KIWI_SEND_SIGNALED, .invalidate_rkey = stag,
+	struct ib_send_wr wr = {
+		.wr_id = 77, .opcode = IB_WR_LOCAL_INV,
+		.send_flags = IB_SEND_SIGNALED, .ex.invalidate_rkey = stag,
 	};
-	const struct kiwi_send_wr *bad;
-	struct kiwi_wc wc;
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
 
 	hostile_post_recv(t, p, 78, 512, 256);
 	hostile_prime(t, p);
 	KUNIT_ASSERT_EQ(t->test, kiwi_post_send(p->qp, &wr, &bad), 0);
 	KUNIT_ASSERT_EQ(t->test, hostile_poll(t, &wc), 1);
 	KUNIT_EXPECT_EQ(t->test, wc.wr_id, 77ULL);
-	KUNIT_EXPECT_EQ(t->test, wc.opcode, KIWI_WC_LOCAL_INV);
-	KUNIT_EXPECT_EQ(t->test, wc.status, 0);
+	KUNIT_EXPECT_EQ(t->test, wc.opcode, IB_WC_LOCAL_INV);
+	KUNIT_EXPECT_EQ(t->test, wc.status, IB_WC_SUCCESS);
 }
 
 /*

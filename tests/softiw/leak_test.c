@@ -10,6 +10,7 @@
 #include <linux/delay.h>
 #include <linux/module.h>
 
+#include "verbs_util.h"
 #include "cm_fixture.h"
 #include "cm.h"
 #include "softiw.h"
@@ -92,16 +93,17 @@ static void leak_accept_after_peer_left(struct kunit *test)
 /* An accept the provider refuses ends the request: the peer is let go. */
 static void leak_accept_unusable_qp(struct kunit *test)
 {
-	struct kiwi_qp_attr err = { .qp_state = KIWI_QPS_ERROR };
+	struct ib_qp_attr err = { .qp_state = IB_QPS_ERR };
 	struct cmt *t = cmt_setup(test, 25002);
-	struct kiwi_qp_init_attr init = {
+	struct ib_qp_init_attr init = {
+		KT_QP_RC,
 		.send_cq = t->cq, .recv_cq = t->cq,
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct kiwi_conn_param p = { .ird = 1, .ord = 1 };
 	struct kiwi_cm_id *child;
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 	struct socket *s;
 	u8 buf[32];
 	int ret;
@@ -109,8 +111,8 @@ static void leak_accept_unusable_qp(struct kunit *test)
 	cmt_listen(t);
 	child = leak_request(t, &s);
 	qp = cmt_qp_init(t, &init);
-	p.qpn = qp->qpn;
-	KUNIT_ASSERT_EQ(test, kiwi_modify_qp(qp, &err, KIWI_QP_ATTR_STATE), 0);
+	p.qpn = qp->qp_num;
+	KUNIT_ASSERT_EQ(test, kiwi_modify_qp(qp, &err, IB_QP_STATE), 0);
 	KUNIT_EXPECT_EQ(test, kiwi_cm_accept(child, &p), -EBUSY);
 	/* no Reply: the stream is reset */
 	ret = cmt_raw_recv(s, buf, sizeof(buf), 3000);
@@ -188,7 +190,8 @@ static int leak_ulp_handler(struct kiwi_cm_id *id,
 /* Peers send a request and reset while the ULP accepts: nothing stays. */
 static void leak_peers_reset_while_accepted(struct kunit *test)
 {
-	struct kiwi_qp_init_attr init = {
+	struct ib_qp_init_attr init = {
+		KT_QP_RC,
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
@@ -196,7 +199,7 @@ static void leak_peers_reset_while_accepted(struct kunit *test)
 	struct kiwi_cm_id *lid;
 	struct leak_ulp *u;
 	struct cmt *t;
-	struct kiwi_qp *qps[LEAK_PEERS];
+	struct ib_qp *qps[LEAK_PEERS];
 	int i, done;
 
 	t = cmt_setup(test, 25003);
@@ -207,9 +210,9 @@ static void leak_peers_reset_while_accepted(struct kunit *test)
 	init.send_cq = t->cq;
 	init.recv_cq = t->cq;
 	for (i = 0; i < LEAK_PEERS; i++) {
-		qps[i] = kiwi_create_qp(t->dev, &init);
+		qps[i] = kiwi_create_qp(t->pd, &init);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(qps[i]));
-		u->qpn[i] = qps[i]->qpn;
+		u->qpn[i] = qps[i]->qp_num;
 	}
 	lid = kiwi_cm_create_id(t->dev, leak_ulp_handler, u);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(lid));

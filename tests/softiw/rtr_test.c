@@ -194,35 +194,35 @@ static void rtr_pair_desc(const struct rtr_pair_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(rtr_pair, rtr_pair_cases, rtr_pair_desc);
 
-static void rtr_post_recv(struct kunit *test, struct kiwi_qp *qp,
-			  struct kiwi_mr *mr, u64 wr_id, u32 off)
+static void rtr_post_recv(struct kunit *test, struct ib_qp *qp,
+			  struct ib_mr *mr, u64 wr_id, u32 off)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = mr->iova + off, .length = 64, .lkey = mr->lkey,
 	};
-	struct kiwi_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
 				   .num_sge = 1 };
-	const struct kiwi_recv_wr *bad;
+	const struct ib_recv_wr *bad;
 
 	KUNIT_ASSERT_EQ(test, kiwi_post_recv(qp, &wr, &bad), 0);
 }
 
-static void rtr_post_send(struct kunit *test, struct kiwi_qp *qp,
-			  struct kiwi_mr *mr, u64 wr_id, u32 off, u32 len)
+static void rtr_post_send(struct kunit *test, struct ib_qp *qp,
+			  struct ib_mr *mr, u64 wr_id, u32 off, u32 len)
 {
-	struct kiwi_sge sge = {
+	struct ib_sge sge = {
 		.addr = mr->iova + off, .length = len, .lkey = mr->lkey,
 	};
-	struct kiwi_send_wr wr = {
+	struct ib_send_wr wr = {
 		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-		.opcode = KIWI_WR_SEND, .send_flags = KIWI_SEND_SIGNALED,
+		.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
 	};
-	const struct kiwi_send_wr *bad;
+	const struct ib_send_wr *bad;
 
 	KUNIT_ASSERT_EQ(test, kiwi_post_send(qp, &wr, &bad), 0);
 }
 
-static int rtr_poll(struct cmt *t, struct kiwi_wc *wc)
+static int rtr_poll(struct cmt *t, struct ib_wc *wc)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(5000);
 	int n;
@@ -238,24 +238,24 @@ static int rtr_poll(struct cmt *t, struct kiwi_wc *wc)
 /* Wait for the completion of @wr_id on the fixture's CQ. */
 static void rtr_expect_wc(struct cmt *t, u64 wr_id, u32 byte_len)
 {
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(t->test, rtr_poll(t, &wc), 1);
 	KUNIT_EXPECT_EQ(t->test, wc.wr_id, wr_id);
-	KUNIT_EXPECT_EQ(t->test, wc.status, 0);
+	KUNIT_EXPECT_EQ(t->test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(t->test, wc.byte_len, byte_len);
 }
 
 /* A SEND @snd of 4 bytes and the RECV @rcv it fills, in either order. */
 static void rtr_expect_pair(struct cmt *t, u64 snd, u64 rcv)
 {
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	int i;
 
 	for (i = 0; i < 2; i++) {
 		KUNIT_ASSERT_EQ(t->test, rtr_poll(t, &wc), 1);
 		KUNIT_EXPECT_TRUE(t->test, wc.wr_id == snd || wc.wr_id == rcv);
-		KUNIT_EXPECT_EQ(t->test, wc.status, 0);
+		KUNIT_EXPECT_EQ(t->test, wc.status, IB_WC_SUCCESS);
 		KUNIT_EXPECT_EQ(t->test, wc.byte_len, wc.wr_id == rcv ? 4 : 0);
 	}
 }
@@ -268,17 +268,17 @@ static void rtr_pair(struct kunit *test)
 {
 	const struct rtr_pair_case *c = test->param_value;
 	struct cmt *t = cmt_setup(test, 24000 + (c - rtr_pair_cases));
-	struct kiwi_qp *qa, *qb;
-	struct kiwi_mr *mr;
+	struct ib_qp *qa, *qb;
+	struct ib_mr *mr;
 	struct kiwi_cm_id *a;
 	const struct cmt_rec *r;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u8 *buf;
 
 	rtr_set_type(test, c->type);
 	cmt_param(test, "mpa_crc", c->crc ? "Y" : "N");
 	buf = cmt_buf(t, 512);
-	mr = cmt_mr(t, buf, 512, KIWI_ACCESS_LOCAL_WRITE);
+	mr = cmt_mr(t, buf, 512, IB_ACCESS_LOCAL_WRITE);
 	cmt_qp(t);
 	qa = t->qps[t->nqps - 1];
 	cmt_qp(t);
@@ -289,7 +289,7 @@ static void rtr_pair(struct kunit *test)
 	memcpy(buf + 320, "pong", 4);
 
 	cmt_listen(t);
-	a = cmt_connect_qp(t, "p2p", t->port, qa->qpn);
+	a = cmt_connect_qp(t, "p2p", t->port, qa->qp_num);
 	r = cmt_accept(t, a, t, qb);
 	CMT_EXPECT_MEM(test, r->pd, "", 0);
 	/* Both ends are up: their setup state (MPA, RTR buffers) is freed. */
@@ -327,8 +327,8 @@ static void rtr_veth(struct kunit *test)
 {
 	const int *type = test->param_value;
 	struct net *peer = kiwi_test_peer_net(test);
-	struct kiwi_mr *ma, *mb;
-	struct kiwi_qp *qa, *qb;
+	struct ib_mr *ma, *mb;
+	struct ib_qp *qa, *qb;
 	struct cmt *ta, *tb;
 	u8 *ba, *bb;
 
@@ -339,8 +339,8 @@ static void rtr_veth(struct kunit *test)
 	bb = cmt_buf(tb, 128);
 	memcpy(ba + 64, "ping", 4);
 	memcpy(bb + 64, "pong", 4);
-	ma = cmt_mr(ta, ba, 128, KIWI_ACCESS_LOCAL_WRITE);
-	mb = cmt_mr(tb, bb, 128, KIWI_ACCESS_LOCAL_WRITE);
+	ma = cmt_mr(ta, ba, 128, IB_ACCESS_LOCAL_WRITE);
+	mb = cmt_mr(tb, bb, 128, IB_ACCESS_LOCAL_WRITE);
 	cmt_qp(ta);
 	qa = ta->qps[ta->nqps - 1];
 	cmt_qp(tb);
@@ -390,7 +390,7 @@ static void rtr_raw_request(struct kunit *test, struct socket *s, int offer)
 struct rtr_raw {
 	struct socket *s;
 	struct kiwi_cm_id *child;
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 	u8 *buf;
 };
 
@@ -400,7 +400,7 @@ static void rtr_raw_connect(struct cmt *t, struct rtr_raw *p, int type)
 	struct kunit *test = t->test;
 	struct kiwi_conn_param cp = { .ird = 4, .ord = 4 };
 	const struct cmt_rec *r;
-	struct kiwi_mr *mr;
+	struct ib_mr *mr;
 	u8 rep[24];
 
 	rtr_set_type(test, RTR_WRITE | RTR_READ | RTR_SEND);
@@ -411,7 +411,7 @@ static void rtr_raw_connect(struct cmt *t, struct rtr_raw *p, int type)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	p->child = r->id;
 	p->buf = cmt_buf(t, 64);
-	mr = cmt_mr(t, p->buf, 64, KIWI_ACCESS_LOCAL_WRITE);
+	mr = cmt_mr(t, p->buf, 64, IB_ACCESS_LOCAL_WRITE);
 	cp.qpn = cmt_qp(t);
 	p->qp = t->qps[t->nqps - 1];
 	rtr_post_recv(test, p->qp, mr, 7, 0);
@@ -473,7 +473,7 @@ static void rtr_resp_right(struct cmt *t, struct rtr_raw *p, int type)
 {
 	struct kunit *test = t->test;
 	const u8 *frame;
-	struct kiwi_wc wc;
+	struct ib_wc wc;
 	u8 f[28];
 	int len;
 
@@ -818,8 +818,8 @@ static void rtr_rev1_first_fpdu(struct kunit *test)
 	struct kiwi_conn_param cp = { .ird = 1, .ord = 1 };
 	u8 req[24] = KEY_REQ, rep[24], f[28], *buf;
 	const struct cmt_rec *r;
-	struct kiwi_mr *mr;
-	struct kiwi_qp *qp;
+	struct ib_mr *mr;
+	struct ib_qp *qp;
 	struct socket *s;
 	int n = c->rev == 1 ? 20 : 24;
 
@@ -837,7 +837,7 @@ static void rtr_rev1_first_fpdu(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	buf = cmt_buf(t, 128);
 	memcpy(buf + 64, "xyz", 3);
-	mr = cmt_mr(t, buf, 128, KIWI_ACCESS_LOCAL_WRITE);
+	mr = cmt_mr(t, buf, 128, IB_ACCESS_LOCAL_WRITE);
 	cp.qpn = cmt_qp(t);
 	qp = t->qps[t->nqps - 1];
 	rtr_post_recv(test, qp, mr, 7, 0);

@@ -38,10 +38,9 @@
 #include <linux/types.h>
 
 #include <kiwi/iw_cm.h>
-#include <kiwi/verbs.h>
+#include <rdma/ib_verbs.h>
 
 struct net;
-struct kiwi_pd;
 
 /**
  * enum rdma_cm_event_type - what a ULP's handler is told
@@ -96,14 +95,6 @@ enum rdma_cm_event_type {
  */
 enum rdma_ucm_port_space {
 	RDMA_PS_TCP = 0x0106,
-};
-
-/**
- * enum ib_qp_type - QP types
- * @IB_QPT_RC: reliable connected (the only one iWARP has)
- */
-enum ib_qp_type {
-	IB_QPT_RC = 2,
 };
 
 /**
@@ -196,9 +187,9 @@ typedef int (*rdma_cm_event_handler)(struct rdma_cm_id *id,
  * @port_num: always 1
  */
 struct rdma_cm_id {
-	struct kiwi_device *device;
+	struct ib_device *device;
 	void *context;
-	struct kiwi_qp *qp;
+	struct ib_qp *qp;
 	rdma_cm_event_handler event_handler;
 	struct rdma_route route;
 	enum rdma_ucm_port_space ps;
@@ -228,11 +219,11 @@ int kiwi_rdma_accept(struct rdma_cm_id *id,
 int kiwi_rdma_reject(struct rdma_cm_id *id, const void *private_data,
 		     u8 private_data_len, u8 reason);
 int kiwi_rdma_disconnect(struct rdma_cm_id *id);
-int kiwi_rdma_create_qp(struct rdma_cm_id *id, struct kiwi_pd *pd,
-			struct kiwi_qp_init_attr *qp_init_attr);
+int kiwi_rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
+			struct ib_qp_init_attr *qp_init_attr);
 void kiwi_rdma_destroy_qp(struct rdma_cm_id *id);
 int kiwi_rdma_init_qp_attr(struct rdma_cm_id *id,
-			   struct kiwi_qp_attr *qp_attr, int *qp_attr_mask);
+			   struct ib_qp_attr *qp_attr, int *qp_attr_mask);
 void kiwi_rdma_set_service_type(struct rdma_cm_id *id, int tos);
 
 /*
