@@ -24,6 +24,10 @@
 #define KIWI_CQ_BATCH			16
 #define KIWI_CQ_BUDGET_SOFTIRQ		256
 #define KIWI_CQ_BUDGET_WORKQUEUE	65536
+#define KIWI_CQ_BATCH_DIRECT		8	/* on the caller's stack */
+
+/* The vector the last ib_alloc_cq_any() took. */
+static atomic_t kiwi_cq_next_vector = ATOMIC_INIT(0);
 
 static struct workqueue_struct *kiwi_comp_wq;
 static struct workqueue_struct *kiwi_comp_unbound_wq;
@@ -135,17 +139,23 @@ int kiwi_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
 }
 EXPORT_SYMBOL_GPL(kiwi_req_notify_cq);
 
-/* Poll up to @budget completions and run their callbacks. */
-static int kiwi_cq_process(struct ib_cq *cq, int budget)
+/*
+ * Poll up to @budget completions (any number if negative) into @wcs, of
+ * @batch entries, and run their callbacks.
+ */
+static int kiwi_cq_process(struct ib_cq *cq, int budget, struct ib_wc *wcs,
+			   int batch)
 {
 	int done = 0, n, i;
 
+	if (budget < 0)
+		budget = INT_MAX;
 	while (done < budget) {
-		n = kiwi_poll_cq(cq, min(budget - done, KIWI_CQ_BATCH), cq->wc);
+		n = kiwi_poll_cq(cq, min(budget - done, batch), wcs);
 		if (n <= 0)
 			break;
 		for (i = 0; i < n; i++) {
-			struct ib_wc *wc = &cq->wc[i];
+			struct ib_wc *wc = &wcs[i];
 
 			if (wc->wr_cqe)
 				wc->wr_cqe->done(cq, wc);
@@ -153,7 +163,7 @@ static int kiwi_cq_process(struct ib_cq *cq, int budget)
 				WARN_ON_ONCE(wc->status == IB_WC_SUCCESS);
 		}
 		done += n;
-		if (n < KIWI_CQ_BATCH)
+		if (n < batch)
 			break;
 	}
 	return done;
@@ -169,7 +179,7 @@ static bool kiwi_cq_rearm(struct ib_cq *cq)
 static int kiwi_cq_poll_softirq(struct irq_poll *iop, int budget)
 {
 	struct ib_cq *cq = container_of(iop, struct ib_cq, iop);
-	int done = kiwi_cq_process(cq, budget);
+	int done = kiwi_cq_process(cq, budget, cq->wc, KIWI_CQ_BATCH);
 
 	if (done < budget) {
 		irq_poll_complete(iop);
@@ -187,7 +197,8 @@ static void kiwi_cq_comp_softirq(struct ib_cq *cq, void *cq_context)
 static void kiwi_cq_poll_work(struct work_struct *work)
 {
 	struct ib_cq *cq = container_of(work, struct ib_cq, work);
-	int done = kiwi_cq_process(cq, KIWI_CQ_BUDGET_WORKQUEUE);
+	int done = kiwi_cq_process(cq, KIWI_CQ_BUDGET_WORKQUEUE, cq->wc,
+				   KIWI_CQ_BATCH);
 
 	if (done >= KIWI_CQ_BUDGET_WORKQUEUE || kiwi_cq_rearm(cq))
 		queue_work(cq->comp_wq, &cq->work);
@@ -217,7 +228,8 @@ static ib_comp_handler kiwi_cq_handler(enum ib_poll_context poll_ctx)
  * @dev: the device
  * @private: the owner's cookie (&ib_cq.cq_context)
  * @nr_cqe: entries
- * @comp_vector: completion vector, or -1 for any (ib_alloc_cq_any())
+ * @comp_vector: completion vector below the device's num_comp_vectors,
+ *	or -1 for any (ib_alloc_cq_any()): the next, in turn
  * @poll_ctx: how its completions' &ib_cqe.done callbacks run
  *
  * Every work request posted to a QP using the CQ must name its callback
@@ -240,9 +252,12 @@ struct ib_cq *kiwi_alloc_cq(struct ib_device *dev, void *private,
 	might_sleep();
 	if (poll_ctx > IB_POLL_DIRECT || nr_cqe <= 0)
 		return ERR_PTR(-EINVAL);
+	/* Any vector: the next one, round the device's and the CPUs. */
 	if (comp_vector < 0)
-		comp_vector = raw_smp_processor_id();
-	attr.comp_vector = comp_vector % max(dev->num_comp_vectors, 1);
+		comp_vector = atomic_inc_return(&kiwi_cq_next_vector) %
+			      min_t(int, max(dev->num_comp_vectors, 1),
+				    num_online_cpus());
+	attr.comp_vector = comp_vector;
 	wc = kmalloc_array(KIWI_CQ_BATCH, sizeof(*wc), GFP_KERNEL);
 	if (!wc)
 		return ERR_PTR(-ENOMEM);
@@ -309,21 +324,24 @@ void kiwi_free_cq(struct ib_cq *cq)
 EXPORT_SYMBOL_GPL(kiwi_free_cq);
 
 /**
- * kiwi_process_cq_direct() - poll an IB_POLL_DIRECT CQ (ib_process_cq_direct())
- * @cq: the CQ
- * @budget: most completions to handle
+ * kiwi_process_cq_direct() - poll a CQ and run its completions'
+ *	callbacks (ib_process_cq_direct())
+ * @cq: the CQ, normally of IB_POLL_DIRECT
+ * @budget: most completions to handle; negative for no limit
  *
- * Runs the &ib_cqe.done callbacks in the caller's context; the CQ is
+ * Runs the &ib_cqe.done callbacks in the caller's context, into a batch
+ * of its own: callers polling one CQ at once are safe, though a CQ of
+ * another poll context is better left to its own poller. The CQ is
  * never armed.
  *
  * Context: any context the callbacks allow; does not sleep itself.
- * Return: the completions handled; 0 for a CQ of another poll context.
+ * Return: the completions handled.
  */
 int kiwi_process_cq_direct(struct ib_cq *cq, int budget)
 {
-	if (WARN_ON_ONCE(cq->poll_ctx != IB_POLL_DIRECT || !cq->wc))
-		return 0;
-	return kiwi_cq_process(cq, budget);
+	struct ib_wc wcs[KIWI_CQ_BATCH_DIRECT];
+
+	return kiwi_cq_process(cq, budget, wcs, ARRAY_SIZE(wcs));
 }
 EXPORT_SYMBOL_GPL(kiwi_process_cq_direct);
 

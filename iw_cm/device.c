@@ -168,6 +168,11 @@ static void kiwi_device_set_identity(struct ib_device *dev)
 		dev->num_comp_vectors = 1;
 	if (!dev->attrs.max_sge_rd)
 		dev->attrs.max_sge_rd = dev->attrs.max_send_sge;
+	/* What ULPs test for fast registration is what the ops say. */
+	if (dev->ops->alloc_mr)
+		dev->attrs.device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	else
+		dev->attrs.device_cap_flags &= ~IB_DEVICE_MEM_MGT_EXTENSIONS;
 	if (!dev->node_guid) {
 		/* "kiw" then a serial: unique among this boot's devices. */
 		serial = atomic64_inc_return(&kiwi_device_guids);
@@ -204,6 +209,9 @@ static bool kiwi_device_has_verbs_groups(const struct kiwi_provider_ops *ops)
 	/* Optional, but only with the MR group. */
 	if (ops->reg_sg_mr && !mr)
 		return false;
+	/* Fast registration: both or neither, and only with the MR group. */
+	if (!ops->alloc_mr != !ops->map_mr_sg || (ops->alloc_mr && !mr))
+		return false;
 	return !qp || cq;
 }
 
@@ -220,7 +228,8 @@ static bool kiwi_device_has_verbs_groups(const struct kiwi_provider_ops *ops)
  * connection op or with part of a verbs group (QP: create, destroy,
  * post_send, post_recv, alloc_pd, dealloc_pd; CQ: create, destroy, poll,
  * req_notify, required with QPs; MR: reg_kernel_mr, dereg_mr; reg_sg_mr
- * is optional but needs the MR group), or limits beyond what MPA carries;
+ * is optional but needs the MR group, as do alloc_mr and map_mr_sg, which
+ * come together), or limits beyond what MPA carries;
  * -EEXIST if the name is taken; or the error of @ops->query_device.
  */
 int kiwi_register_device(struct ib_device *dev)

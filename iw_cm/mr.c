@@ -4,6 +4,7 @@
  * scatterlist, registered in a protection domain.
  */
 #include <linux/err.h>
+#include <linux/log2.h>
 #include <linux/math.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
@@ -21,11 +22,13 @@ static bool kiwi_mr_access_ok(u32 access)
 	       (access & IB_ACCESS_LOCAL_WRITE);
 }
 
-/* Take over an MR the provider returned, or drop the device reference. */
-static struct ib_mr *kiwi_mr_track(struct ib_pd *pd, struct ib_mr *mr)
+/*
+ * Take over an MR of @pd the provider returned, or drop the reference on
+ * @dev, @pd's device as kiwi_mr_device() found it.
+ */
+static struct ib_mr *kiwi_mr_track(struct ib_device *dev, struct ib_pd *pd,
+				   struct ib_mr *mr)
 {
-	struct ib_device *dev = pd->device;
-
 	if (IS_ERR(mr)) {
 		kiwi_device_put(dev);
 		return mr;
@@ -71,6 +74,7 @@ struct ib_mr *kiwi_reg_kernel_mr(struct ib_pd *pd, void *addr,
 				 size_t length, u32 access)
 {
 	struct ib_device *dev;
+	struct ib_mr *mr;
 
 	might_sleep();
 	if (!pd || !addr || !length || !kiwi_mr_access_ok(access))
@@ -82,8 +86,8 @@ struct ib_mr *kiwi_reg_kernel_mr(struct ib_pd *pd, void *addr,
 		kiwi_device_put(dev);
 		return ERR_PTR(-EINVAL);
 	}
-	return kiwi_mr_track(pd, dev->ops->reg_kernel_mr(pd, addr, length,
-							  access));
+	mr = dev->ops->reg_kernel_mr(pd, addr, length, access);
+	return kiwi_mr_track(dev, pd, mr);
 }
 EXPORT_SYMBOL_GPL(kiwi_reg_kernel_mr);
 
@@ -128,6 +132,7 @@ struct ib_mr *kiwi_reg_sg_mr(struct ib_pd *pd, struct scatterlist *sgl,
 {
 	struct ib_device *dev;
 	u64 length, end;
+	struct ib_mr *mr;
 
 	might_sleep();
 	length = sgl && nents ? kiwi_sg_length(sgl, nents) : 0;
@@ -141,8 +146,8 @@ struct ib_mr *kiwi_reg_sg_mr(struct ib_pd *pd, struct scatterlist *sgl,
 		kiwi_device_put(dev);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
-	return kiwi_mr_track(pd, dev->ops->reg_sg_mr(pd, sgl, nents, length,
-						      iova, access));
+	mr = dev->ops->reg_sg_mr(pd, sgl, nents, length, iova, access);
+	return kiwi_mr_track(dev, pd, mr);
 }
 EXPORT_SYMBOL_GPL(kiwi_reg_sg_mr);
 
@@ -234,3 +239,132 @@ int kiwi_dereg_mr(struct ib_mr *mr)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kiwi_dereg_mr);
+
+/**
+ * kiwi_alloc_mr() - a fast-registration MR (ib_alloc_mr())
+ * @pd: the protection domain
+ * @mr_type: IB_MR_TYPE_MEM_REG, the only type kiwi has
+ * @max_num_sg: pages it may map, at most the device's
+ *	max_fast_reg_page_list_len
+ *
+ * The MR starts invalid: ib_map_mr_sg() gives it pages, an IB_WR_REG_MR
+ * posted with it makes its STag valid, IB_WR_LOCAL_INV or a peer's SEND
+ * with Invalidate invalid again; then it may be mapped and registered
+ * anew, under a new key (ib_update_fast_reg_key()).
+ *
+ * Context: process context; sleeps.
+ * Return: the MR, or ERR_PTR(-EINVAL) for no PD, another type, no pages
+ * or too many, -EOPNOTSUPP if the device has no fast registration,
+ * -ENODEV if it is going away, or the provider's error.
+ */
+struct ib_mr *kiwi_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
+			    u32 max_num_sg)
+{
+	struct ib_device *dev;
+
+	might_sleep();
+	if (!pd || mr_type != IB_MR_TYPE_MEM_REG || !max_num_sg)
+		return ERR_PTR(-EINVAL);
+	dev = kiwi_mr_device(pd);
+	if (!dev)
+		return ERR_PTR(-ENODEV);
+	if (!dev->ops->alloc_mr ||
+	    max_num_sg > dev->attrs.max_fast_reg_page_list_len) {
+		kiwi_device_put(dev);
+		return ERR_PTR(dev->ops->alloc_mr ? -EINVAL : -EOPNOTSUPP);
+	}
+	return kiwi_mr_track(dev, pd, dev->ops->alloc_mr(pd, max_num_sg));
+}
+EXPORT_SYMBOL_GPL(kiwi_alloc_mr);
+
+/**
+ * kiwi_map_mr_sg() - map DMA-mapped memory into a fast-registration MR
+ *	(ib_map_mr_sg())
+ * @mr: an MR of kiwi_alloc_mr(), invalid
+ * @sg: the entries, mapped with ib_dma_map_sg()
+ * @sg_nents: their number
+ * @sg_offset: bytes of the first entry to skip, or NULL for none; set
+ *	to the offset in the first entry not mapped, if one was cut short
+ * @page_size: bytes of the MR's pages, a power of two the device's
+ *	page_size_cap has
+ *
+ * Sets @mr's iova (the DMA address of its first byte) and length. Every
+ * entry but the first must start on a page, every entry but the last end
+ * on one; mapping stops at the first entry that does not, or when the
+ * MR has no room for its pages.
+ *
+ * Context: any context the provider allows; kiwi's own does not sleep.
+ * Return: the entries mapped (fewer than @sg_nents if it stopped early),
+ * or a negative errno: -EINVAL for no entry, a page size the device does
+ * not have, or an MR not of kiwi_alloc_mr().
+ */
+int kiwi_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset, unsigned int page_size)
+{
+	struct ib_device *dev = READ_ONCE(mr->device);
+
+	if (!dev || !dev->ops->map_mr_sg || sg_nents <= 0 ||
+	    !is_power_of_2(page_size) ||
+	    !(dev->attrs.page_size_cap & page_size))
+		return -EINVAL;
+	mr->page_size = page_size;
+	return dev->ops->map_mr_sg(mr, sg, sg_nents, sg_offset);
+}
+EXPORT_SYMBOL_GPL(kiwi_map_mr_sg);
+
+/**
+ * kiwi_sg_to_pages() - walk DMA-mapped entries as pages of an MR
+ * @mr: the MR; its page_size set, its iova and length set here
+ * @sgl: the entries
+ * @sg_nents: their number
+ * @sg_offset: bytes of the first entry to skip, or NULL; on return the
+ *	bytes of the first unmapped entry already mapped (0)
+ * @max_pages: room the provider has for pages
+ * @set_page: called with each page's DMA address, in order
+ *
+ * For providers' map_mr_sg. An entry is taken whole or not at all: one
+ * whose pages do not fit in @max_pages, or that leaves a gap (not the
+ * first and not starting on a page, or after one not ending on a page),
+ * ends the walk.
+ *
+ * Context: any context.
+ * Return: the entries taken; -EINVAL if the first one could not be
+ * (bad offset, no room) or @set_page failed on it.
+ */
+int kiwi_sg_to_pages(struct ib_mr *mr, struct scatterlist *sgl, int sg_nents,
+		     unsigned int *sg_offset, unsigned int max_pages,
+		     int (*set_page)(struct ib_mr *mr, u64 addr))
+{
+	unsigned int off = sg_offset ? *sg_offset : 0, used = 0, n;
+	u64 mask = (u64)mr->page_size - 1, addr, end, last_end = 0, page;
+	struct scatterlist *sg;
+	int i, ret;
+
+	if (sg_nents <= 0 || !sgl || off >= sg_dma_len(sgl))
+		return -EINVAL;
+	mr->iova = sg_dma_address(sgl) + off;
+	mr->length = 0;
+	for_each_sg(sgl, sg, sg_nents, i) {
+		addr = sg_dma_address(sg) + off;
+		end = addr + sg_dma_len(sg) - off;
+		if (i && ((addr & mask) || (last_end & mask)))
+			break;
+		n = ((end + mask) & ~mask) - (addr & ~mask);
+		n /= mr->page_size;
+		if (end <= addr || n > max_pages - used)
+			break;
+		for (page = addr & ~mask; page < end; page += mr->page_size) {
+			ret = set_page(mr, page);
+			if (ret)
+				return i ? i : ret;
+		}
+		used += n;
+		mr->length += end - addr;
+		last_end = end;
+		off = 0;
+	}
+	if (sg_offset)
+		*sg_offset = 0;
+	return i ? i : -EINVAL;
+}
+EXPORT_SYMBOL_GPL(kiwi_sg_to_pages);

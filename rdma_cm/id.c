@@ -596,8 +596,10 @@ static struct kiwi_rdma_priv *kiwi_rdma_take_leaked(enum kiwi_rdma_state *was)
  * would tell the ids DEVICE_REMOVAL). The module unloads only once no ULP
  * module using it is loaded: an id still here was leaked by a ULP that
  * is gone, and its handler with it. Each is named and torn down without
- * a call to its handler: its iw_cm id, port, device and namespace go,
- * and the QP rdma_create_qp() made, which no one else can free now.
+ * a call to its handler: its iw_cm id, port, device and namespace go.
+ * A QP the ULP leaked too stays (it may have been destroyed with
+ * ib_destroy_qp(), which id->qp does not learn of): the device's
+ * unregistration names it.
  * Return: the number of ids reaped.
  */
 unsigned int kiwi_rdma_reap(void)
@@ -605,16 +607,12 @@ unsigned int kiwi_rdma_reap(void)
 	enum kiwi_rdma_state was;
 	struct kiwi_rdma_priv *priv;
 	unsigned int n = 0;
-	struct ib_qp *qp;
 
 	while ((priv = kiwi_rdma_take_leaked(&was))) {
 		pr_err("kiwi_rdmacm: id %pISpc -> %pISpc (%s) leaked by an unloaded ULP: destroyed at unload, its handler not called\n",
 		       &priv->id.route.addr.src_addr,
 		       &priv->id.route.addr.dst_addr, kiwi_rdma_state_name(was));
-		qp = priv->id.qp;
-		kiwi_rdma_teardown(priv, NULL);	/* frees priv */
-		if (qp)
-			kiwi_destroy_qp(qp);
+		kiwi_rdma_teardown(priv, NULL);
 		n++;
 	}
 	return n;

@@ -293,6 +293,7 @@ static int softiw_query_device(struct ib_device *kdev,
 		.max_qp_init_rd_atom = SOFTIW_MAX_IRD_ORD,
 		.max_res_rd_atom = SOFTIW_MAX_QP * SOFTIW_MAX_IRD_ORD,
 		.kernel_cap_flags = IBK_LOCAL_DMA_LKEY,
+		.max_fast_reg_page_list_len = SOFTIW_MAX_FR_PAGES,
 	};
 	return 0;
 }
@@ -321,6 +322,8 @@ const struct kiwi_provider_ops softiw_ops = {
 	.reg_kernel_mr = softiw_reg_kernel_mr,
 	.reg_sg_mr = softiw_reg_sg_mr,
 	.dereg_mr = softiw_dereg_mr,
+	.alloc_mr = softiw_alloc_mr,
+	.map_mr_sg = softiw_map_mr_sg,
 };
 
 /* Strip surrounding blanks and a trailing newline from a sysfs write. */

@@ -4,7 +4,9 @@
  *
  * An STag is a 24-bit index into the device's table and an 8-bit key
  * (RFC 5040: the consumer-owned low byte), drawn at random for each
- * registration, so that a peer cannot derive one STag from another. An
+ * registration, so that a peer cannot derive one STag from another, but
+ * never the key the index had last, so that a stale STag whose index was
+ * reused does not match. An
  * STag is honoured only on a QP of its MR's protection domain. lkey and
  * rkey are the same STag; STag 0 is never an MR's: it is every PD's
  * local_dma_lkey, valid in local SGEs only. Work requests name their
@@ -33,9 +35,6 @@
 
 #include "softiw.h"
 
-#define SOFTIW_STAG_KEY		GENMASK(7, 0)
-#define SOFTIW_STAG_INDEX_SHIFT	8
-
 /**
  * softiw_mrs_init() - prepare a device's STag table
  * @sdev: the device
@@ -59,14 +58,20 @@ void softiw_mrs_exit(struct softiw_device *sdev)
 	xa_destroy(&sdev->mrs);
 }
 
-static struct softiw_mr *softiw_mr(struct ib_mr *mr)
-{
-	return container_of(mr, struct softiw_mr, mr);
-}
-
-/* An MR of @pd of @npieces pieces (the one it embeds, or an array). */
-static struct softiw_mr *softiw_mr_alloc(struct ib_pd *pd, u32 npieces,
-					 u64 iova, u64 length, u32 access)
+/**
+ * softiw_mr_alloc() - an MR of @pd of @npieces pieces (the one it
+ *	embeds, or an array), not published
+ * @pd: its protection domain
+ * @npieces: pieces it has room for
+ * @iova: tagged offset of its first byte
+ * @length: its bytes
+ * @access: IB_ACCESS_* rights
+ *
+ * Context: process context; sleeps.
+ * Return: the MR, or NULL.
+ */
+struct softiw_mr *softiw_mr_alloc(struct ib_pd *pd, u32 npieces, u64 iova,
+				  u64 length, u32 access)
 {
 	struct softiw_mr *smr;
 
@@ -87,6 +92,8 @@ static struct softiw_mr *softiw_mr_alloc(struct ib_pd *pd, u32 npieces,
 	refcount_set(&smr->users, 1);
 	smr->mr.iova = iova;
 	smr->mr.length = length;
+	smr->iova = iova;
+	smr->length = length;
 	/* Set before the STag is published: remote access checks it. */
 	smr->mr.pd = pd;
 	return smr;
@@ -97,12 +104,20 @@ static void softiw_mr_free(struct softiw_mr *smr)
 {
 	if (smr->pieces != &smr->one)
 		kvfree(smr->pieces);
+	kvfree(smr->pages);
 	kfree_rcu(smr, rcu);
 }
 
-/* Give @smr an STag and publish it. Return: the MR or an ERR_PTR(). */
-static struct ib_mr *softiw_mr_publish(struct softiw_device *sdev,
-				       struct softiw_mr *smr)
+/**
+ * softiw_mr_publish() - give an MR an STag and publish it
+ * @sdev: the device
+ * @smr: the MR, of softiw_mr_alloc(); freed on failure
+ *
+ * Context: process context; sleeps.
+ * Return: the MR or an ERR_PTR().
+ */
+struct ib_mr *softiw_mr_publish(struct softiw_device *sdev,
+				struct softiw_mr *smr)
 {
 	u32 index, key;
 	int ret;
@@ -112,10 +127,16 @@ static struct ib_mr *softiw_mr_publish(struct softiw_device *sdev,
 		       GFP_KERNEL);
 	if (ret)
 		goto err_free_mr;
-	/* A random key: a peer cannot derive one STag from another. */
-	key = get_random_u32() & SOFTIW_STAG_KEY;
-	smr->mr.lkey = index << SOFTIW_STAG_INDEX_SHIFT | key;
-	smr->mr.rkey = smr->mr.lkey;
+	/*
+	 * A random key, so that a peer cannot derive one STag from another,
+	 * but never the last one of the index: a stale STag never matches.
+	 */
+	key = (sdev->mr_keys[index] + 1 + get_random_u32_below(255)) &
+	      SOFTIW_STAG_KEY;
+	sdev->mr_keys[index] = key;
+	smr->stag = index << SOFTIW_STAG_INDEX_SHIFT | key;
+	smr->mr.lkey = smr->stag;
+	smr->mr.rkey = smr->stag;
 	ret = xa_err(xa_store(&sdev->mrs, index, smr, GFP_KERNEL));
 	if (ret)
 		goto err_erase_index;
@@ -229,7 +250,9 @@ void softiw_dereg_mr(struct ib_mr *mr)
  */
 void softiw_mr_put(struct softiw_mr *smr)
 {
-	if (refcount_dec_and_test(&smr->users))
+	/* Deregistration waits for 0, a fast registration for 1. */
+	if (refcount_dec_and_test(&smr->users) ||
+	    (smr->fast && refcount_read(&smr->users) == 1))
 		wake_up_var(&smr->users);
 }
 
@@ -240,7 +263,7 @@ static int softiw_mr_check_range(const struct softiw_mr *smr, u64 to, u32 len)
 
 	if (check_add_overflow(to, (u64)len, &end))
 		return -EOVERFLOW;
-	if (to < smr->mr.iova || end > smr->mr.iova + smr->mr.length)
+	if (to < smr->iova || end > smr->iova + smr->length)
 		return -ERANGE;
 	return 0;
 }
@@ -252,7 +275,7 @@ static struct softiw_mr *softiw_mr_find(const struct ib_pd *pd, u32 stag)
 	struct softiw_mr *smr;
 
 	smr = xa_load(&sdev->mrs, stag >> SOFTIW_STAG_INDEX_SHIFT);
-	return smr && smr->mr.rkey == stag ? smr : NULL;
+	return smr && READ_ONCE(smr->stag) == stag ? smr : NULL;
 }
 
 /* The MR of @pd that @stag names, under RCU; NULL if none. */
@@ -305,6 +328,18 @@ struct softiw_mr *softiw_mr_get_remote(const struct ib_pd *pd, u32 stag,
 		return ERR_PTR(-ENOENT);
 	}
 	rcu_read_unlock();
+	/*
+	 * Against softiw_mr_fast_reg(), which invalidates, then waits for
+	 * the references taken before: a reference taken after sees the
+	 * invalidation, and one that sees the MR valid again sees its
+	 * new pieces.
+	 */
+	smp_mb__after_atomic();
+	/* pairs with the release that makes a fast-registered MR valid */
+	if (smp_load_acquire(&smr->invalid)) {
+		softiw_mr_put(smr);
+		return ERR_PTR(-ENOENT);
+	}
 	ret = (smr->access & access) == access ? 0 : -EACCES;
 	if (!ret)
 		ret = softiw_mr_check_range(smr, to, len);
@@ -312,7 +347,7 @@ struct softiw_mr *softiw_mr_get_remote(const struct ib_pd *pd, u32 stag,
 		softiw_mr_put(smr);
 		return ERR_PTR(ret);
 	}
-	*off = to - smr->mr.iova;
+	*off = to - smr->iova;
 	return smr;
 }
 
@@ -442,8 +477,7 @@ int softiw_mr_resolve(const struct ib_pd *pd, const struct ib_sge *sge,
 		goto unlock;
 	}
 	if (check_add_overflow(sge->addr, (u64)sge->length, &end) ||
-	    sge->addr < smr->mr.iova ||
-	    end > smr->mr.iova + smr->mr.length) {
+	    sge->addr < smr->iova || end > smr->iova + smr->length) {
 		ret = -EINVAL;
 		goto unlock;
 	}
@@ -451,7 +485,7 @@ int softiw_mr_resolve(const struct ib_pd *pd, const struct ib_sge *sge,
 		ret = -EACCES;
 		goto unlock;
 	}
-	off = sge->addr - smr->mr.iova;
+	off = sge->addr - smr->iova;
 	buf->addr = smr->addr + off;
 unlock:
 	rcu_read_unlock();

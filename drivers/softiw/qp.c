@@ -154,6 +154,8 @@ static enum ib_wc_opcode softiw_wc_opcode(u8 opcode)
 		return IB_WC_RDMA_READ;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
 	default:
 		return IB_WC_SEND;
 	}
@@ -389,6 +391,16 @@ static int softiw_wqe_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
 	return 0;
 }
 
+/* A READ's sink of a fast-registration MR, found by STag when placed. */
+static int softiw_wqe_fr_sink(struct softiw_wqe *wqe, const struct ib_sge *sge)
+{
+	wqe->buf[0] = (struct softiw_buf) { .addr = NULL, .len = sge->length };
+	wqe->nbuf = 1;
+	wqe->len = sge->length;
+	wqe->fr_sink = true;
+	return 0;
+}
+
 /* The next free entry of @wq, or NULL if it is full. */
 static struct softiw_wqe *softiw_wq_slot(struct softiw_wq *wq)
 {
@@ -426,8 +438,18 @@ static int softiw_sq_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
 		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge, 0,
 				       U32_MAX);
 	case IB_WR_RDMA_READ:
+		/* The sink is named by STag on the wire: never STag 0. */
+		if (wr->num_sge && wr->sg_list[0].lkey == SOFTIW_LOCAL_DMA_LKEY)
+			return -EINVAL;
+		if (wr->num_sge == 1 &&
+		    softiw_fr_sink(sqp->qp.pd, wr->sg_list[0].lkey))
+			return softiw_wqe_fr_sink(wqe, &wr->sg_list[0]);
 		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge,
 				       IB_ACCESS_LOCAL_WRITE, U32_MAX);
+	case IB_WR_REG_MR:
+		if (wr->num_sge || softiw_reg_check(sqp->qp.pd, reg_wr(wr)))
+			return -EINVAL;
+		return softiw_wqe_fill(sqp, wqe, NULL, 0, 0, 0);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -449,6 +471,7 @@ static int softiw_sq_add(struct softiw_qp *sqp, const struct ib_send_wr *wr)
 		return -EINVAL;
 	if (!wqe)
 		return -ENOMEM;
+	wqe->fr_sink = false;
 	ret = softiw_sq_fill(sqp, wqe, wr);
 	if (ret)
 		return ret;
@@ -460,6 +483,12 @@ static int softiw_sq_add(struct softiw_qp *sqp, const struct ib_send_wr *wr)
 	wqe->done = false;
 	wqe->rkey = 0;
 	wqe->remote_addr = 0;
+	wqe->mr = NULL;
+	if (wr->opcode == IB_WR_REG_MR) {
+		wqe->mr = softiw_mr(reg_wr(wr)->mr);
+		wqe->rkey = reg_wr(wr)->key;
+		wqe->access = reg_wr(wr)->access;
+	}
 	if (wr->opcode == IB_WR_SEND_WITH_INV ||
 	    wr->opcode == IB_WR_LOCAL_INV) {
 		wqe->rkey = wr->ex.invalidate_rkey;

@@ -376,8 +376,9 @@ static int softiw_rx_body(struct softiw_cep *cep, u32 want, u32 *budget)
 }
 
 /*
- * WRITE payload, into the MR checked again for every piece: as much as
- * fits the contiguous chunk of the MR the next byte goes to.
+ * WRITE payload (or a Read Response's, for a fast-registered sink), into
+ * the MR checked again for every piece: as much as fits the contiguous
+ * chunk of the MR the next byte goes to.
  */
 static int softiw_rx_place(struct softiw_cep *cep, u32 want, u32 *budget)
 {
@@ -423,8 +424,13 @@ static int softiw_rx_payload(struct softiw_cep *cep, u32 *budget)
 		ret = softiw_rx_place(cep, want, budget);
 		break;
 	case SOFTIW_RDMAP_READ_RESP:
-		nvec = softiw_wqe_kvec(rx->rwqe, rx->rmo, want, vec);
-		ret = softiw_rx_take(cep, vec, nvec, want, budget);
+		if (rx->rwqe->fr_sink) {
+			/* a fast-registered sink: by STag, as a WRITE */
+			ret = softiw_rx_place(cep, want, budget);
+		} else {
+			nvec = softiw_wqe_kvec(rx->rwqe, rx->rmo, want, vec);
+			ret = softiw_rx_take(cep, vec, nvec, want, budget);
+		}
 		if (ret > 0)
 			rx->rmo += ret;
 		break;

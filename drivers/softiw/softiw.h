@@ -25,6 +25,11 @@
 #define SOFTIW_MAX_CQE		4096
 #define SOFTIW_MAX_MR		4096
 #define SOFTIW_MAX_PD		16384
+#define SOFTIW_MAX_FR_PAGES	256	/* pages of a fast registration */
+
+/* An STag: a 24-bit index into the device's table, an 8-bit key. */
+#define SOFTIW_STAG_KEY		GENMASK(7, 0)
+#define SOFTIW_STAG_INDEX_SHIFT	8
 /* Every PD's local_dma_lkey: index 0 of the STag table is never an MR. */
 #define SOFTIW_LOCAL_DMA_LKEY	0
 /* Pieces (scatterlist entries, pages) of one MR. */
@@ -41,6 +46,7 @@
  * @detach_work: unregisters the device after its netdev went away
  * @qps: live QPs by number
  * @mrs: the STag table: MRs by STag index (the STag without its key byte)
+ * @mr_keys: the key each index had last, which its next MR's differs from
  */
 struct softiw_device {
 	struct ib_device kdev;
@@ -49,6 +55,7 @@ struct softiw_device {
 	struct work_struct detach_work;
 	struct xarray qps;
 	struct xarray mrs;
+	u8 mr_keys[SOFTIW_MAX_MR + 1];
 };
 
 struct softiw_cep;
@@ -92,9 +99,22 @@ struct softiw_mr_chunk {
  * @one: the piece of an MR of one piece
  * @access: IB_ACCESS_* rights
  * @users: the STag table's reference and one per remote access in
- *	progress; deregistration waits until it is zero
- * @invalid: invalidated (LOCAL_INV, or a peer's SEND with Invalidate):
- *	its STag no longer names it, locally or remotely
+ *	progress; deregistration waits until it is zero, a fast
+ *	registration until it is one
+ * @invalid: invalidated (LOCAL_INV, or a peer's SEND with Invalidate),
+ *	or a fast-registration MR not registered: its STag does not name
+ *	it, locally or remotely
+ * @stag: the STag that names it, as the STag table matches it (a fast
+ *	registration changes its key; the ULP changes the core's lkey and
+ *	rkey before that)
+ * @iova: tagged offset of its first byte, as registered
+ * @length: its bytes, as registered
+ * @fast: an MR of ib_alloc_mr()
+ * @pages: fast registration: the page addresses ib_map_mr_sg() mapped,
+ *	for the next IB_WR_REG_MR
+ * @npages: entries used at @pages
+ * @max_pages: entries at @pages (and @pieces)
+ * @first_off: offset of the first byte in @pages[0]
  * @rcu: frees it after the readers of the STag table are done
  */
 struct softiw_mr {
@@ -106,6 +126,14 @@ struct softiw_mr {
 	u32 access;
 	refcount_t users;
 	bool invalid;
+	u32 stag;
+	u64 iova;
+	u64 length;
+	bool fast;
+	u64 *pages;
+	u32 npages;
+	u32 max_pages;
+	u32 first_off;
 	struct rcu_head rcu;
 };
 
@@ -134,6 +162,10 @@ struct softiw_buf {
  * @sink_stag: RDMA READ: the STag the Read Response is placed in, the
  *	first SGE's (0 if there is none)
  * @sink_to: RDMA READ: the tagged offset of its first byte
+ * @mr: REG_MR: the MR to register
+ * @access: REG_MR: the rights it gets
+ * @fr_sink: RDMA READ: the sink is a fast-registration MR, placed by its
+ *	STag when the response arrives (softiw_fr_sink())
  * @buf: the local buffers, as many as the ring's max_sge
  */
 struct softiw_wqe {
@@ -147,6 +179,9 @@ struct softiw_wqe {
 	u64 remote_addr;
 	u32 sink_stag;
 	u64 sink_to;
+	struct softiw_mr *mr;
+	u32 access;
+	bool fr_sink;
 	struct softiw_buf buf[];
 };
 
@@ -382,6 +417,23 @@ void softiw_mr_copy_from(const struct softiw_mr *smr, u64 off, void *dst,
 			 u32 len);
 void softiw_mr_put(struct softiw_mr *smr);
 int softiw_mr_invalidate(const struct ib_pd *pd, u32 stag, bool remote);
+struct softiw_mr *softiw_mr_alloc(struct ib_pd *pd, u32 npieces, u64 iova,
+				  u64 length, u32 access);
+struct ib_mr *softiw_mr_publish(struct softiw_device *sdev,
+				struct softiw_mr *smr);
+
+static inline struct softiw_mr *softiw_mr(struct ib_mr *mr)
+{
+	return container_of(mr, struct softiw_mr, mr);
+}
+
+/* fastreg.c */
+struct ib_mr *softiw_alloc_mr(struct ib_pd *pd, u32 max_num_sg);
+int softiw_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+		     unsigned int *sg_offset);
+bool softiw_fr_sink(const struct ib_pd *pd, u32 lkey);
+int softiw_reg_check(const struct ib_pd *pd, const struct ib_reg_wr *wr);
+void softiw_mr_fast_reg(struct softiw_mr *smr, u32 key, u32 access);
 bool softiw_mr_known(const struct ib_pd *pd, u32 stag);
 
 #endif /* _KIWI_SOFTIW_H */

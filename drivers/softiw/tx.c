@@ -406,6 +406,21 @@ static int softiw_tx_local_inv(struct softiw_cep *cep)
 }
 
 /*
+ * A REG_MR reached the head: the MR gets its pages, key and rights now,
+ * after every older work request was sent, before any younger one.
+ */
+static int softiw_tx_fast_reg(struct softiw_cep *cep)
+{
+	struct softiw_wqe *wqe = cep->tx.wqe;
+	int ret;
+
+	softiw_mr_fast_reg(wqe->mr, wqe->rkey, wqe->access);
+	cep->tx.wqe = NULL;
+	ret = softiw_sq_sent(cep->qp, wqe);
+	return ret == -ECANCELED ? 0 : ret;
+}
+
+/*
  * The oldest send work request not sent yet, or NULL; beyond ORD a READ,
  * and all after it, waits.
  */
@@ -450,6 +465,8 @@ static int softiw_tx_frame(struct softiw_cep *cep)
 		return softiw_tx_frame_rresp(cep);
 	if (tx->wqe->opcode == IB_WR_LOCAL_INV)
 		return softiw_tx_local_inv(cep);
+	if (tx->wqe->opcode == IB_WR_REG_MR)
+		return softiw_tx_fast_reg(cep);
 	switch (tx->wqe->opcode) {
 	case IB_WR_RDMA_WRITE:
 		softiw_tx_frame_write(cep, tx->wqe);

@@ -75,6 +75,13 @@ struct net_device;
  *	-EOPNOTSUPP; with it the MR group must be there. Returns the MR or
  *	an ERR_PTR().
  * @dereg_mr: deregister and free an MR.
+ * @alloc_mr: optional: allocate a fast-registration MR of @pd for up to
+ *	@max_num_sg pages, invalid, with an STag of its own. Returns the
+ *	MR or an ERR_PTR(). Requires @map_mr_sg and the MR group.
+ * @map_mr_sg: map the @sg_nents entries of @sg (from *@sg_offset on)
+ *	into @mr's page list, of pages of @mr->page_size, for its next
+ *	IB_WR_REG_MR; kiwi_sg_to_pages() does the walk. Returns the
+ *	entries mapped, or a negative errno.
  *
  * Every op is called in process context with no kiwi lock held and may
  * sleep, except where noted. An op may call back into the core (upcalls,
@@ -117,6 +124,9 @@ struct kiwi_provider_ops {
 				   unsigned int nents, u64 length, u64 iova,
 				   u32 access);
 	void (*dereg_mr)(struct ib_mr *mr);
+	struct ib_mr *(*alloc_mr)(struct ib_pd *pd, u32 max_num_sg);
+	int (*map_mr_sg)(struct ib_mr *mr, struct scatterlist *sg,
+			 int sg_nents, unsigned int *sg_offset);
 };
 
 /**

@@ -42,6 +42,11 @@
 #define ib_free_cq			kiwi_free_cq
 #define ib_process_cq_direct		kiwi_process_cq_direct
 #define ib_dereg_mr			kiwi_dereg_mr
+#define ib_alloc_mr			kiwi_alloc_mr
+#define ib_drain_qp			kiwi_drain_qp
+#define ib_drain_sq			kiwi_drain_sq
+#define ib_drain_rq			kiwi_drain_rq
+#define ib_map_mr_sg			kiwi_map_mr_sg
 #define ib_wc_status_msg		kiwi_wc_status_msg
 #define ib_event_msg			kiwi_event_msg
 
@@ -715,7 +720,9 @@ struct ib_cqe {
  * @IB_WR_RDMA_READ_WITH_INV: refused
  * @IB_WR_MASKED_ATOMIC_CMP_AND_SWP: refused
  * @IB_WR_MASKED_ATOMIC_FETCH_AND_ADD: refused
- * @IB_WR_REG_MR: refused until fast registration lands
+ * @IB_WR_REG_MR: fast registration: give the MR of a &struct ib_reg_wr
+ *	the pages ib_map_mr_sg() mapped, its key and rights, in send queue
+ *	order; no SGEs
  */
 enum ib_wr_opcode {
 	IB_WR_RDMA_WRITE = 0,
@@ -737,7 +744,8 @@ enum ib_wr_opcode {
 
 /**
  * enum ib_send_flags - flags of a send work request
- * @IB_SEND_FENCE: start only once every earlier RDMA READ completed
+ * @IB_SEND_FENCE: start only once every earlier RDMA READ completed;
+ *	refused by softiw
  * @IB_SEND_SIGNALED: complete it on the CQ
  * @IB_SEND_SOLICITED: SEND with Solicited Event
  * @IB_SEND_INLINE: refused unless the device advertises inline data
@@ -806,6 +814,32 @@ struct ib_rdma_wr {
 static inline const struct ib_rdma_wr *rdma_wr(const struct ib_send_wr *wr)
 {
 	return container_of(wr, struct ib_rdma_wr, wr);
+}
+
+/**
+ * struct ib_reg_wr - a fast registration work request (IB_WR_REG_MR)
+ * @wr: the work request
+ * @mr: an MR of ib_alloc_mr(), mapped by ib_map_mr_sg(), invalid
+ * @key: the key byte its STag gets (ib_update_fast_reg_key())
+ * @access: IB_ACCESS_* rights it gets
+ */
+struct ib_reg_wr {
+	struct ib_send_wr wr;
+	struct ib_mr *mr;
+	u32 key;
+	int access;
+};
+
+/**
+ * reg_wr() - the registration work request a send work request is part of
+ * @wr: an IB_WR_REG_MR request
+ *
+ * Context: any context.
+ * Return: the &struct ib_reg_wr that embeds @wr.
+ */
+static inline const struct ib_reg_wr *reg_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ib_reg_wr, wr);
 }
 
 /**
@@ -910,7 +944,7 @@ enum ib_wc_opcode {
  */
 enum ib_wc_flags {
 	IB_WC_WITH_IMM = 1 << 1,
-	IB_WC_WITH_INVALIDATE = 1 << 3,
+	IB_WC_WITH_INVALIDATE = 1 << 2,
 };
 
 /**
@@ -927,6 +961,7 @@ enum ib_wc_flags {
  * @ex.invalidate_rkey: IB_WC_WITH_INVALIDATE: the STag of this end the
  *	peer's SEND invalidated
  * @src_qp: 0
+ * @slid: 0
  * @wc_flags: enum ib_wc_flags bits
  * @pkey_index: 0
  *
@@ -948,6 +983,7 @@ struct ib_wc {
 		u32 invalidate_rkey;
 	} ex;
 	u32 src_qp;
+	u32 slid;
 	int wc_flags;
 	u16 pkey_index;
 };
@@ -991,6 +1027,9 @@ struct ib_cq *kiwi_alloc_cq(struct ib_device *dev, void *private,
 			    enum ib_poll_context poll_ctx);
 void kiwi_free_cq(struct ib_cq *cq);
 int kiwi_process_cq_direct(struct ib_cq *cq, int budget);
+void kiwi_drain_qp(struct ib_qp *qp);
+void kiwi_drain_sq(struct ib_qp *qp);
+void kiwi_drain_rq(struct ib_qp *qp);
 struct ib_mr *kiwi_reg_kernel_mr(struct ib_pd *pd, void *addr,
 				 size_t length, u32 access);
 struct ib_mr *kiwi_reg_page_mr(struct ib_pd *pd, struct page **pages,
@@ -999,6 +1038,13 @@ struct ib_mr *kiwi_reg_page_mr(struct ib_pd *pd, struct page **pages,
 struct ib_mr *kiwi_reg_sg_mr(struct ib_pd *pd, struct scatterlist *sgl,
 			     unsigned int nents, u64 iova, u32 access);
 int kiwi_dereg_mr(struct ib_mr *mr);
+struct ib_mr *kiwi_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
+			    u32 max_num_sg);
+int kiwi_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset, unsigned int page_size);
+int kiwi_sg_to_pages(struct ib_mr *mr, struct scatterlist *sgl, int sg_nents,
+		     unsigned int *sg_offset, unsigned int max_pages,
+		     int (*set_page)(struct ib_mr *mr, u64 addr));
 const char *kiwi_wc_status_msg(enum ib_wc_status status);
 const char *kiwi_event_msg(enum ib_event_type event);
 
@@ -1082,6 +1128,33 @@ static inline struct ib_cq *ib_alloc_cq_any(struct ib_device *dev,
 					    enum ib_poll_context poll_ctx)
 {
 	return kiwi_alloc_cq(dev, private, nr_cqe, -1, poll_ctx);
+}
+
+/**
+ * ib_update_fast_reg_key() - set the key byte of an MR's lkey and rkey
+ * @mr: an MR of ib_alloc_mr(), invalid
+ * @newkey: the key; the next IB_WR_REG_MR of @mr gives its STag this key
+ *
+ * Context: any context.
+ */
+static inline void ib_update_fast_reg_key(struct ib_mr *mr, u8 newkey)
+{
+	mr->lkey = (mr->lkey & 0xffffff00) | newkey;
+	mr->rkey = (mr->rkey & 0xffffff00) | newkey;
+}
+
+/**
+ * ib_inc_rkey() - the next key byte of an STag
+ * @rkey: the STag
+ *
+ * Context: any context.
+ * Return: @rkey with its key byte incremented.
+ */
+static inline u32 ib_inc_rkey(u32 rkey)
+{
+	const u32 mask = 0x000000ff;
+
+	return ((rkey + 1) & mask) | (rkey & ~mask);
 }
 
 /**
@@ -1260,6 +1333,51 @@ static inline void ib_dma_unmap_page(struct ib_device *dev, u64 addr,
 {
 	if (!ib_uses_virt_dma(dev))
 		dma_unmap_page(dev->dma_device, addr, size, direction);
+}
+
+/**
+ * ib_dma_map_sg() - map a scatterlist for the device
+ * @dev: the device
+ * @sg: its first entry
+ * @nents: entries
+ * @direction: DMA direction
+ *
+ * For a virtual-DMA device each entry's DMA address is its kernel
+ * address, and no entry merges with another.
+ *
+ * Context: any context.
+ * Return: the entries mapped; 0 on failure.
+ */
+static inline int ib_dma_map_sg(struct ib_device *dev, struct scatterlist *sg,
+				int nents, enum dma_data_direction direction)
+{
+	struct scatterlist *s;
+	int i;
+
+	if (!ib_uses_virt_dma(dev))
+		return dma_map_sg(dev->dma_device, sg, nents, direction);
+	for_each_sg(sg, s, nents, i) {
+		sg_dma_address(s) = (uintptr_t)sg_virt(s);
+		sg_dma_len(s) = s->length;
+	}
+	return nents;
+}
+
+/**
+ * ib_dma_unmap_sg() - undo ib_dma_map_sg()
+ * @dev: the device
+ * @sg: its first entry
+ * @nents: the entries given to ib_dma_map_sg()
+ * @direction: DMA direction
+ *
+ * Context: any context.
+ */
+static inline void ib_dma_unmap_sg(struct ib_device *dev,
+				   struct scatterlist *sg, int nents,
+				   enum dma_data_direction direction)
+{
+	if (!ib_uses_virt_dma(dev))
+		dma_unmap_sg(dev->dma_device, sg, nents, direction);
 }
 
 /**

@@ -3,17 +3,20 @@
  * kiwi_softiw_verbs: Linux's verbs on softiw over a connection on lo:
  * SGEs named by the PD's local_dma_lkey and a DMA address, sends
  * signalled by the QP's sq_sig_type, the CQ library and missed events,
- * and send work requests softiw must refuse, leaving nothing queued.
+ * fast registration, and send work requests softiw must refuse, leaving
+ * nothing queued.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "cm_fixture.h"
+#include "softiw.h"
 #include "verbs_util.h"
 
 #define VT_PORT	22401
@@ -44,15 +47,19 @@ static void vt_init(struct ib_qp_init_attr *init, struct ib_cq *scq,
 	};
 }
 
-/* Connect QP 0 (send CQ @scq, the fixture's if NULL) to QP 1. */
-static void vt_connect(struct vt_pair *p, struct ib_cq *scq)
+/*
+ * Connect QP 0 (send CQ @scq, receive CQ @rcq, the fixture's where NULL)
+ * to QP 1.
+ */
+static void vt_connect_cqs(struct vt_pair *p, struct ib_cq *scq,
+			   struct ib_cq *rcq)
 {
 	struct cmt *t = p->t;
 	struct ib_qp_init_attr init;
 	struct kiwi_cm_id *a;
 	int i;
 
-	vt_init(&init, scq ?: t->cq, t->cq);
+	vt_init(&init, scq ?: t->cq, rcq ?: t->cq);
 	p->qp[0] = cmt_qp_init(t, &init);
 	vt_init(&init, t->cq, t->cq);
 	p->qp[1] = cmt_qp_init(t, &init);
@@ -66,6 +73,11 @@ static void vt_connect(struct vt_pair *p, struct ib_cq *scq)
 	cmt_listen(t);
 	a = cmt_connect_qp(t, NULL, t->port, p->qp[0]->qp_num);
 	cmt_accept(t, a, t, p->qp[1]);
+}
+
+static void vt_connect(struct vt_pair *p, struct ib_cq *scq)
+{
+	vt_connect_cqs(p, scq, NULL);
 }
 
 /* A SGE of side @i's buffer by DMA address and the PD's local_dma_lkey. */
@@ -162,7 +174,9 @@ static void verbs_local_dma_lkey(struct kunit *test)
 
 /*
  * IB_SIGNAL_ALL_WR: an unsignaled SEND completes too; IB_SIGNAL_REQ_WR:
- * only the RECV it fills does.
+ * only the RECV it fills does. A signaled SEND posted behind it tells:
+ * sends complete in order, so the first one's completion, if any, comes
+ * before the second's.
  */
 static void verbs_sig_all(struct kunit *test)
 {
@@ -178,16 +192,19 @@ static void verbs_sig_all(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, p->qp[0]->sq_sig_type,
 				all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR);
 		KUNIT_ASSERT_EQ(test, vt_recv(p, 2), 0);
+		KUNIT_ASSERT_EQ(test, vt_recv(p, 4), 0);
 		KUNIT_ASSERT_EQ(test, vt_send(p, 1, 0), 0);
-		/* A SEND completes once sent: before its RECV does. */
-		while (!(seen & BIT(2))) {
+		KUNIT_ASSERT_EQ(test, vt_send(p, 3, IB_SEND_SIGNALED), 0);
+		while ((seen & 0x1c) != 0x1c) {	/* 2, 3 and 4 */
 			KUNIT_ASSERT_EQ(test, vt_poll(p->t->cq, &wc), 1);
 			KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+			/* the first SEND's completion comes before the second's */
+			if (wc.wr_id == 1)
+				KUNIT_EXPECT_FALSE(test, seen & BIT(3));
 			seen |= BIT(wc.wr_id);
 		}
-		while (ib_poll_cq(p->t->cq, 1, &wc) == 1)
-			seen |= BIT(wc.wr_id);
-		KUNIT_EXPECT_EQ(test, seen, all ? 0x6U : 0x4U);
+		KUNIT_EXPECT_EQ(test, seen, all ? 0x1eU : 0x1cU);
+		KUNIT_EXPECT_EQ(test, ib_poll_cq(p->t->cq, 1, &wc), 0);
 		cmt_teardown(p->t);
 	}
 }
@@ -216,7 +233,8 @@ static const struct vt_refused_case vt_refused_cases[] = {
 	{ "READ with invalidate", IB_WR_RDMA_READ_WITH_INV, 0, -EOPNOTSUPP },
 	{ "masked compare and swap", IB_WR_MASKED_ATOMIC_CMP_AND_SWP, 0,
 	  -EOPNOTSUPP },
-	{ "REG_MR", IB_WR_REG_MR, 0, -EOPNOTSUPP },
+	{ "REG_MR without an MR", IB_WR_REG_MR, 0, -EINVAL },
+	{ "READ into the local_dma_lkey", IB_WR_RDMA_READ, 0, -EINVAL },
 	{ "unknown opcode", 0x7f, 0, -EOPNOTSUPP },
 	{ "inline SEND", IB_WR_SEND, IB_SEND_INLINE, -EINVAL },
 	{ "fenced SEND", IB_WR_SEND, IB_SEND_FENCE, -EINVAL },
@@ -328,11 +346,274 @@ static void verbs_cq_library(struct kunit *test)
 	ib_free_cq(cq);
 }
 
+/* Post @wr on @qp and take its completion, which must be @opcode's. */
+static void vt_post_wait(struct kunit *test, struct vt_pair *p,
+			 struct ib_qp *qp, struct ib_send_wr *wr,
+			 enum ib_wc_opcode opcode)
+{
+	struct ib_wc wc;
+
+	wr->send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, ib_post_send(qp, wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, vt_poll(p->t->cq, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, opcode);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, wr->wr_id);
+}
+
+/*
+ * Register @mr (already mapped) on @p's passive QP with a new key, then
+ * have the active side WRITE @len bytes of @src (by DMA address) to it
+ * and SEND behind the WRITE: once the SEND is in, so is the WRITE.
+ */
+static void vt_fr_write(struct kunit *test, struct vt_pair *p,
+			struct ib_mr *mr, u8 *src, u32 len)
+{
+	struct ib_reg_wr reg = {
+		.wr = { .wr_id = 30, .opcode = IB_WR_REG_MR },
+		.mr = mr,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+	};
+	struct ib_sge sge = {
+		.addr = ib_dma_map_single(p->t->dev, src, len, DMA_TO_DEVICE),
+		.length = len, .lkey = p->t->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr write = {
+		.wr = { .wr_id = 31, .opcode = IB_WR_RDMA_WRITE,
+			.sg_list = &sge, .num_sge = 1 },
+	};
+	u32 old = mr->rkey;
+	struct ib_wc wc;
+	int i;
+
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey) & 0xff);
+	KUNIT_EXPECT_EQ(test, mr->rkey & ~0xffU, old & ~0xffU);
+	KUNIT_EXPECT_NE(test, mr->rkey, old);
+	reg.key = mr->rkey & 0xff;
+	vt_post_wait(test, p, p->qp[1], &reg.wr, IB_WC_REG_MR);
+	write.remote_addr = mr->iova;
+	write.rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, vt_recv(p, 2), 0);
+	vt_post_wait(test, p, p->qp[0], &write.wr, IB_WC_RDMA_WRITE);
+	KUNIT_ASSERT_EQ(test, vt_send(p, 1, IB_SEND_SIGNALED), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, vt_poll(p->t->cq, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	}
+}
+
+/*
+ * Fast registration: ib_alloc_mr(), ib_map_mr_sg() over two entries (the
+ * first at an offset, the second from a page start), IB_WR_REG_MR under
+ * a new key, a peer's WRITE to it; then LOCAL_INV, a new mapping and key,
+ * and a second WRITE. Refused: what breaks the rules.
+ */
+static void verbs_fast_reg(struct kunit *test)
+{
+	struct vt_pair *p = vt_setup(test, VT_PORT + 5);
+	const u32 off = 100, tail = 500, len = PAGE_SIZE - off + tail;
+	struct ib_send_wr inv = { .wr_id = 32, .opcode = IB_WR_LOCAL_INV };
+	struct ib_reg_wr bad_reg = { .wr = { .opcode = IB_WR_REG_MR } };
+	struct scatterlist sg[2];
+	struct page *pages;
+	struct ib_mr *mr, *kmr;
+	u8 *src, *dst;
+	u32 i;
+
+	vt_connect(p, NULL);
+	pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	dst = page_address(pages);
+	src = cmt_buf(p->t, 2 * PAGE_SIZE);
+	for (i = 0; i < 2 * PAGE_SIZE; i++)
+		src[i] = i * 7 + 3;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ib_alloc_mr(p->t->pd,
+							  IB_MR_TYPE_SG_GAPS,
+							  4)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ib_alloc_mr(p->t->pd,
+							  IB_MR_TYPE_MEM_REG,
+							  SOFTIW_MAX_FR_PAGES +
+							  1)), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, p->t->dev->attrs.device_cap_flags &
+			  IB_DEVICE_MEM_MGT_EXTENSIONS);
+	mr = ib_alloc_mr(p->t->pd, IB_MR_TYPE_MEM_REG, 4);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	sg_init_table(sg, 2);
+	sg_set_page(&sg[0], pages, PAGE_SIZE - off, off);
+	sg_set_page(&sg[1], nth_page(pages, 1), tail, 0);
+	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(p->t->dev, sg, 2,
+					    DMA_BIDIRECTIONAL), 2);
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 2, NULL, 3), -EINVAL);
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, sg, 2, NULL, PAGE_SIZE), 2);
+	KUNIT_EXPECT_EQ(test, mr->iova, (u64)(uintptr_t)(dst + off));
+	KUNIT_EXPECT_EQ(test, mr->length, (u64)len);
+
+	/* No MR, or one not of ib_alloc_mr(): refused when posted. */
+	KUNIT_EXPECT_EQ(test, ib_post_send(p->qp[1], &bad_reg.wr, NULL),
+			-EINVAL);
+	kmr = cmt_mr(p->t, src, 64, IB_ACCESS_LOCAL_WRITE);
+	bad_reg.mr = kmr;
+	KUNIT_EXPECT_EQ(test, ib_post_send(p->qp[1], &bad_reg.wr, NULL),
+			-EINVAL);
+	bad_reg.mr = mr;
+	bad_reg.access = IB_ACCESS_REMOTE_WRITE;	/* no local write */
+	KUNIT_EXPECT_EQ(test, ib_post_send(p->qp[1], &bad_reg.wr, NULL),
+			-EINVAL);
+
+	vt_fr_write(test, p, mr, src, len);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + off, src, len), 0);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(dst, 0, off), NULL);
+
+	inv.ex.invalidate_rkey = mr->rkey;
+	vt_post_wait(test, p, p->qp[1], &inv, IB_WC_LOCAL_INV);
+	/* Again, one page from its start, under another key. */
+	sg_init_one(&sg[0], dst, 256);
+	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(p->t->dev, sg, 1,
+					    DMA_BIDIRECTIONAL), 1);
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, sg, 1, NULL, PAGE_SIZE), 1);
+	vt_fr_write(test, p, mr, src + 1000, 256);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src + 1000, 256), 0);
+	cmt_teardown(p->t);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	__free_pages(pages, 1);
+}
+
+/*
+ * The iWARP READ: its sink a fast-registration MR, registered by a
+ * REG_MR posted in the same chain, ahead of the READ (as Linux's rw API
+ * posts them); the response lands in the MR's two pages.
+ */
+static void verbs_fast_reg_read_sink(struct kunit *test)
+{
+	struct vt_pair *p = vt_setup(test, VT_PORT + 6);
+	const u32 off = 300, len = PAGE_SIZE;
+	struct ib_reg_wr reg = {
+		.wr = { .wr_id = 40, .opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED },
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+	};
+	struct ib_sge sge = { .length = len };
+	struct ib_rdma_wr read = {
+		.wr = { .wr_id = 41, .opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED, .sg_list = &sge,
+			.num_sge = 1 },
+	};
+	struct ib_mr *mr, *src_mr;
+	struct scatterlist sg;
+	struct page *pages;
+	struct ib_wc wc;
+	u8 *src, *dst;
+	u32 i;
+
+	vt_connect(p, NULL);
+	src = cmt_buf(p->t, len);
+	for (i = 0; i < len; i++)
+		src[i] = i * 13 + 1;
+	src_mr = cmt_mr(p->t, src, len, IB_ACCESS_REMOTE_READ);
+	pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	dst = page_address(pages);
+	mr = ib_alloc_mr(p->t->pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	sg_init_one(&sg, dst + off, len);	/* across the page boundary */
+	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(p->t->dev, &sg, 1,
+					    DMA_FROM_DEVICE), 1);
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey) & 0xff);
+	reg.mr = mr;
+	reg.key = mr->rkey & 0xff;
+	sge.addr = mr->iova;
+	sge.lkey = mr->lkey;
+	read.remote_addr = src_mr->iova;
+	read.rkey = src_mr->rkey;
+	reg.wr.next = &read.wr;
+	KUNIT_ASSERT_EQ(test, ib_post_send(p->qp[0], &reg.wr, NULL), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, vt_poll(p->t->cq, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 40ULL + i);	/* in order */
+	}
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + off, src, len), 0);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(dst, 0, off), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(dst + off + len, 0,
+					     PAGE_SIZE - off), NULL);
+	cmt_teardown(p->t);
+	KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr), 0);
+	__free_pages(pages, 1);
+}
+
+/**
+ * struct vt_count - completions of the CQ library counted by status
+ * @cqe: the callback
+ * @ok: successful ones
+ * @flushed: flushed ones
+ */
+struct vt_count {
+	struct ib_cqe cqe;
+	atomic_t ok;
+	atomic_t flushed;
+};
+
+static void vt_count_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct vt_count *c = container_of(wc->wr_cqe, struct vt_count, cqe);
+
+	atomic_inc(wc->status == IB_WC_SUCCESS ? &c->ok : &c->flushed);
+}
+
+/*
+ * ib_drain_qp(): when it returns the QP is in ERROR and the callbacks of
+ * every work request posted before it ran: two RECVs nothing filled
+ * (flushed), a WRITE (done or flushed).
+ */
+static void verbs_drain_qp(struct kunit *test)
+{
+	struct vt_pair *p = vt_setup(test, VT_PORT + 7);
+	struct vt_count sc = { .cqe.done = vt_count_done };
+	struct vt_count rc = { .cqe.done = vt_count_done };
+	struct ib_sge sge;
+	struct ib_recv_wr rwr = { .wr_cqe = &rc.cqe, .sg_list = &sge,
+				  .num_sge = 1 };
+	struct ib_rdma_wr wwr = {
+		.wr = { .wr_cqe = &sc.cqe, .opcode = IB_WR_RDMA_WRITE,
+			.sg_list = &sge, .num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED },
+	};
+	struct ib_mr *mr;
+	struct ib_cq *cq;
+	int i;
+
+	cq = ib_alloc_cq(p->t->dev, NULL, 16, 0, IB_POLL_WORKQUEUE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	vt_connect_cqs(p, cq, cq);
+	sge = vt_sge(p, 0);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, ib_post_recv(p->qp[0], &rwr, NULL), 0);
+	mr = cmt_mr(p->t, p->buf[1], VT_LEN, KIWI_ACCESS_ALL);
+	wwr.remote_addr = mr->iova;
+	wwr.rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(p->qp[0], &wwr.wr, NULL), 0);
+	ib_drain_qp(p->qp[0]);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p->qp[0]), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc.flushed), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc.ok), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sc.ok) + atomic_read(&sc.flushed),
+			1);
+	cmt_teardown(p->t);
+	ib_free_cq(cq);
+}
+
 static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(verbs_local_dma_lkey),
 	KUNIT_CASE(verbs_sig_all),
 	KUNIT_CASE_PARAM(verbs_send_refused, vt_refused_case_gen_params),
 	KUNIT_CASE(verbs_cq_library),
+	KUNIT_CASE(verbs_fast_reg),
+	KUNIT_CASE(verbs_fast_reg_read_sink),
+	KUNIT_CASE(verbs_drain_qp),
 	{}
 };
 
