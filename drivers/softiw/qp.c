@@ -144,23 +144,6 @@ static struct softiw_cq *softiw_wq_cq(struct softiw_qp *sqp,
 	return softiw_cq(wq == &sqp->sq ? sqp->qp.send_cq : sqp->qp.recv_cq);
 }
 
-/* The completion opcode of a send queue work request. */
-static enum ib_wc_opcode softiw_wc_opcode(u8 opcode)
-{
-	switch (opcode) {
-	case IB_WR_RDMA_WRITE:
-		return IB_WC_RDMA_WRITE;
-	case IB_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case IB_WR_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	case IB_WR_REG_MR:
-		return IB_WC_REG_MR;
-	default:
-		return IB_WC_SEND;
-	}
-}
-
 /*
  * Report one work request: receive always, send if signaled or failed.
  * @inv_rkey: a RECV's SEND with Invalidate invalidated this STag, or NULL.
@@ -184,7 +167,7 @@ static int softiw_wq_report(struct softiw_qp *sqp, struct softiw_wq *wq,
 	if (wq == &sqp->sq) {
 		if (!status && !(flags & IB_SEND_SIGNALED))
 			return 0;
-		wc.opcode = softiw_wc_opcode(opcode);
+		wc.opcode = kiwi_wr_wc_opcode(opcode);
 		if (wc.opcode != IB_WC_RDMA_READ)
 			wc.byte_len = 0;
 	} else {

@@ -151,6 +151,29 @@ struct kiwi_client {
 	struct list_head node;
 };
 
+/**
+ * kiwi_wr_wc_opcode() - what a send work request completes as
+ * @opcode: its opcode, one the provider carries out
+ *
+ * Context: any context.
+ * Return: the completion opcode.
+ */
+static inline enum ib_wc_opcode kiwi_wr_wc_opcode(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
 int kiwi_register_device(struct ib_device *dev);
 void kiwi_unregister_device(struct ib_device *dev);
 struct ib_device *kiwi_device_get_by_name(const char *name);

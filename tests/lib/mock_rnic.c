@@ -266,21 +266,6 @@ static bool kiwi_mock_cq_push(struct ib_cq *cq, const struct ib_wc *wc)
 	return true;
 }
 
-/* What a send work request completes as. */
-static enum ib_wc_opcode kiwi_mock_wc_opcode(enum ib_wr_opcode opcode)
-{
-	switch (opcode) {
-	case IB_WR_RDMA_WRITE:
-		return IB_WC_RDMA_WRITE;
-	case IB_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case IB_WR_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	default:
-		return IB_WC_SEND;
-	}
-}
-
 /* Sends complete at once, successfully, on the send CQ. */
 static int kiwi_mock_post_send(struct ib_qp *qp,
 			       const struct ib_send_wr *wr,
@@ -289,7 +274,7 @@ static int kiwi_mock_post_send(struct ib_qp *qp,
 	for (; wr; wr = wr->next) {
 		struct ib_wc wc = {
 			.wr_id = wr->wr_id, .qp = qp,
-			.opcode = kiwi_mock_wc_opcode(wr->opcode),
+			.opcode = kiwi_wr_wc_opcode(wr->opcode),
 		};
 
 		if (wr->num_sge > qp->device->attrs.max_send_sge ||
