@@ -369,3 +369,30 @@ int kiwi_rdma_init_qp_attr(struct rdma_cm_id *id,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_init_qp_attr);
+
+/**
+ * kiwi_rdma_notify() - tell the CM of an event its QP saw first
+ *	(rdma_notify())
+ * @id: an id with a connection being set up or up
+ * @event: the event (IB_EVENT_COMM_EST on InfiniBand)
+ *
+ * InfiniBand's CM must hear of a QP that received before the connection
+ * was established; an iWARP QP receives nothing before its connection is
+ * up (the MPA exchange comes first), so there is nothing to do.
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL if the id has no connection being set up or up.
+ */
+int kiwi_rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+	int ret = -EINVAL;
+
+	if (!kiwi_rdma_pin(priv))
+		return -EINVAL;
+	if (READ_ONCE(priv->cm))
+		ret = 0;
+	kiwi_rdma_unpin(priv);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_notify);

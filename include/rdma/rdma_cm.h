@@ -31,6 +31,7 @@
 #define rdma_event_msg			kiwi_rdma_event_msg
 #define rdma_reject_msg			kiwi_rdma_reject_msg
 #define rdma_consumer_reject_data	kiwi_rdma_consumer_reject_data
+#define rdma_notify			kiwi_rdma_notify
 
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -225,6 +226,7 @@ void kiwi_rdma_destroy_qp(struct rdma_cm_id *id);
 int kiwi_rdma_init_qp_attr(struct rdma_cm_id *id,
 			   struct ib_qp_attr *qp_attr, int *qp_attr_mask);
 void kiwi_rdma_set_service_type(struct rdma_cm_id *id, int tos);
+int kiwi_rdma_notify(struct rdma_cm_id *id, enum ib_event_type event);
 
 /*
  * Option level of rdma_set_option() for the iWARP settings of an id

@@ -121,6 +121,9 @@ static void rdmacm_passive(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rdma_create_qp(child, rt->pd, &init), 0);
 	KUNIT_EXPECT_EQ(test, rdma_init_qp_attr(child, &qa, &mask), 0);
 	KUNIT_EXPECT_EQ(test, mask, IB_QP_ACCESS_FLAGS);
+	KUNIT_EXPECT_EQ(test, rdma_notify(child, IB_EVENT_COMM_EST), 0);
+	KUNIT_EXPECT_EQ(test, rdma_notify(kiwi_rt_id(rt), IB_EVENT_COMM_EST),
+			-EINVAL);
 	KUNIT_ASSERT_EQ(test, rdma_accept(child, &p), 0);
 	KUNIT_EXPECT_EQ(test, rdma_accept(child, &p), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rt->m->last_ird, 2);
