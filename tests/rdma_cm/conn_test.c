@@ -118,6 +118,8 @@ static void rdmacm_passive(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, child->device, &rt->m->dev);
 	init.send_cq = rt->cq;
 	init.recv_cq = rt->cq;
+	KUNIT_EXPECT_EQ(test, rdma_create_qp(child, NULL, &init), -EINVAL);
+	KUNIT_EXPECT_NULL(test, child->qp);
 	KUNIT_ASSERT_EQ(test, rdma_create_qp(child, rt->pd, &init), 0);
 	KUNIT_EXPECT_EQ(test, rdma_init_qp_attr(child, &qa, &mask), 0);
 	KUNIT_EXPECT_EQ(test, mask, IB_QP_ACCESS_FLAGS);

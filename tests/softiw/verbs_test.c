@@ -445,6 +445,11 @@ static void verbs_fast_reg(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_dma_map_sg(p->t->dev, sg, 2,
 					    DMA_BIDIRECTIONAL), 2);
 	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 2, NULL, 3), -EINVAL);
+	/* A second entry not starting on a page leaves a gap: not taken. */
+	sg_dma_address(&sg[1]) += 8;
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, sg, 2, NULL, PAGE_SIZE), 1);
+	KUNIT_EXPECT_EQ(test, mr->length, (u64)(PAGE_SIZE - off));
+	sg_dma_address(&sg[1]) -= 8;
 	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, sg, 2, NULL, PAGE_SIZE), 2);
 	KUNIT_EXPECT_EQ(test, mr->iova, (u64)(uintptr_t)(dst + off));
 	KUNIT_EXPECT_EQ(test, mr->length, (u64)len);
