@@ -324,6 +324,55 @@ void kiwi_free_cq(struct ib_cq *cq)
 EXPORT_SYMBOL_GPL(kiwi_free_cq);
 
 /**
+ * kiwi_cq_pool_get() - a CQ for a QP, from the device's pool
+ *	(ib_cq_pool_get())
+ * @dev: the device
+ * @nr_cqe: entries the QP needs
+ * @comp_vector_hint: the completion vector wanted, or -1 for any
+ * @poll_ctx: how its done callbacks run; not IB_POLL_DIRECT
+ *
+ * kiwi's pool gives each caller a CQ of its own, of @nr_cqe entries:
+ * sharing one among QPs would save memory, not change what a ULP sees.
+ *
+ * Context: process context; sleeps.
+ * Return: the CQ, or ERR_PTR() with kiwi_alloc_cq()'s errors, -EINVAL
+ * for IB_POLL_DIRECT.
+ */
+struct ib_cq *kiwi_cq_pool_get(struct ib_device *dev, unsigned int nr_cqe,
+			       int comp_vector_hint,
+			       enum ib_poll_context poll_ctx)
+{
+	struct ib_cq *cq;
+
+	if (poll_ctx == IB_POLL_DIRECT || !nr_cqe || nr_cqe > INT_MAX)
+		return ERR_PTR(-EINVAL);
+	cq = kiwi_alloc_cq(dev, NULL, nr_cqe, comp_vector_hint, poll_ctx);
+	if (IS_ERR(cq))
+		return cq;
+	cq->shared = true;
+	cq->cqe_used = nr_cqe;
+	return cq;
+}
+EXPORT_SYMBOL_GPL(kiwi_cq_pool_get);
+
+/**
+ * kiwi_cq_pool_put() - give back a CQ of kiwi_cq_pool_get()
+ *	(ib_cq_pool_put())
+ * @cq: the CQ, no QP using it any more
+ * @nr_cqe: the entries it was got with
+ *
+ * Context: process context; sleeps.
+ */
+void kiwi_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
+{
+	if (WARN_ON_ONCE(!cq->shared || cq->cqe_used != nr_cqe))
+		return;
+	cq->shared = false;
+	kiwi_free_cq(cq);
+}
+EXPORT_SYMBOL_GPL(kiwi_cq_pool_put);
+
+/**
  * kiwi_process_cq_direct() - poll a CQ and run its completions'
  *	callbacks (ib_process_cq_direct())
  * @cq: the CQ, normally of IB_POLL_DIRECT

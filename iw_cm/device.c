@@ -20,16 +20,15 @@ module_param_named(drain_report_secs, kiwi_drain_report_secs, uint, 0644);
 MODULE_PARM_DESC(drain_report_secs,
 		 "seconds between leak reports while a device unregisters");
 
-/* Protects the device and client lists; held across client callbacks. */
 /* Seconds unregistration waits before it gives up on leaked references. */
 static unsigned int kiwi_drain_timeout_secs = 60;
 module_param_named(drain_timeout_secs, kiwi_drain_timeout_secs, uint, 0644);
 MODULE_PARM_DESC(drain_timeout_secs,
 		 "seconds a device unregistration waits for leaked references before orphaning them (0: forever)");
 
+/* Protects the device list; never held across a callback. */
 static DEFINE_MUTEX(kiwi_devices_lock);
 static LIST_HEAD(kiwi_devices);
-static LIST_HEAD(kiwi_clients);
 
 /**
  * kiwi_device_get() - take a reference on a device known to be alive
@@ -116,26 +115,6 @@ static struct ib_device *kiwi_device_find(const char *name)
 		if (!strcmp(dev->name, name))
 			return dev;
 	return NULL;
-}
-
-static void kiwi_device_add_clients(struct ib_device *dev)
-{
-	struct kiwi_client *client;
-
-	lockdep_assert_held(&kiwi_devices_lock);
-	list_for_each_entry(client, &kiwi_clients, node)
-		if (client->add)
-			client->add(client, dev);
-}
-
-static void kiwi_device_remove_clients(struct ib_device *dev)
-{
-	struct kiwi_client *client;
-
-	lockdep_assert_held(&kiwi_devices_lock);
-	list_for_each_entry_reverse(client, &kiwi_clients, node)
-		if (client->remove)
-			client->remove(client, dev);
 }
 
 static int kiwi_device_check_attr(struct ib_device *dev)
@@ -248,6 +227,9 @@ int kiwi_register_device(struct ib_device *dev)
 	if (ret)
 		return ret;
 	kiwi_device_set_identity(dev);
+	/* for dev_printk() only: never registered with the driver model */
+	dev->dev.init_name = dev->name;
+	dev->dev.parent = dev->dma_device;
 
 	refcount_set(&dev->ref, 1);
 	init_completion(&dev->drained);
@@ -257,6 +239,7 @@ int kiwi_register_device(struct ib_device *dev)
 	INIT_LIST_HEAD(&dev->qps);
 	INIT_LIST_HEAD(&dev->cqs);
 	INIT_LIST_HEAD(&dev->mrs);
+	INIT_LIST_HEAD(&dev->client_ctxs);
 	dev->dying = false;
 
 	mutex_lock(&kiwi_devices_lock);
@@ -266,8 +249,8 @@ int kiwi_register_device(struct ib_device *dev)
 	}
 	list_add_tail(&dev->node, &kiwi_devices);
 	kiwi_debugfs_add_device(dev);
-	kiwi_device_add_clients(dev);
 	mutex_unlock(&kiwi_devices_lock);
+	kiwi_clients_device_add(dev);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kiwi_register_device);
@@ -316,48 +299,6 @@ struct ib_device *kiwi_device_get_by_netdev(struct net_device *netdev)
 	return found;
 }
 EXPORT_SYMBOL_GPL(kiwi_device_get_by_netdev);
-
-/**
- * kiwi_register_client() - be told about every device, now and later
- * @client: the client; @add runs for each registered device before this
- *	returns
- *
- * Context: process context; sleeps.
- */
-void kiwi_register_client(struct kiwi_client *client)
-{
-	struct ib_device *dev;
-
-	might_sleep();
-	mutex_lock(&kiwi_devices_lock);
-	list_add_tail(&client->node, &kiwi_clients);
-	if (client->add)
-		list_for_each_entry(dev, &kiwi_devices, node)
-			client->add(client, dev);
-	mutex_unlock(&kiwi_devices_lock);
-}
-EXPORT_SYMBOL_GPL(kiwi_register_client);
-
-/**
- * kiwi_unregister_client() - stop being told about devices
- * @client: a registered client; @remove runs for each registered device
- *	before this returns
- *
- * Context: process context; sleeps.
- */
-void kiwi_unregister_client(struct kiwi_client *client)
-{
-	struct ib_device *dev;
-
-	might_sleep();
-	mutex_lock(&kiwi_devices_lock);
-	if (client->remove)
-		list_for_each_entry(dev, &kiwi_devices, node)
-			client->remove(client, dev);
-	list_del(&client->node);
-	mutex_unlock(&kiwi_devices_lock);
-}
-EXPORT_SYMBOL_GPL(kiwi_unregister_client);
 
 /*
  * Queue DEVICE_REMOVAL on every id that its owner still holds, and abort
@@ -487,8 +428,8 @@ void kiwi_unregister_device(struct ib_device *dev)
 	spin_lock_irqsave(&dev->lock, flags);
 	dev->dying = true;
 	spin_unlock_irqrestore(&dev->lock, flags);
-	kiwi_device_remove_clients(dev);
 	mutex_unlock(&kiwi_devices_lock);
+	kiwi_clients_device_remove(dev);
 	kiwi_device_tell_ids(dev);
 
 	kiwi_device_put(dev);

@@ -75,6 +75,7 @@ unsigned int kiwi_verbs_orphan(struct ib_device *dev)
 		n++;
 	}
 	list_for_each_entry_safe(qp, next_qp, &dev->qps, node) {
+		kiwi_qp_event_stop(qp, false);
 		list_del_init(&qp->node);
 		WRITE_ONCE(qp->device, NULL);
 		n++;
@@ -95,17 +96,21 @@ unsigned int kiwi_verbs_orphan(struct ib_device *dev)
 /**
  * kiwi_alloc_pd() - allocate a protection domain (ib_alloc_pd())
  * @dev: the device
- * @flags: 0; kiwi has no IB_PD_UNSAFE_GLOBAL_RKEY
+ * @flags: 0; IB_PD_UNSAFE_GLOBAL_RKEY (an rkey giving the peer all of
+ *	memory) is refused
  *
  * Context: process context; sleeps.
- * Return: the PD, or ERR_PTR(-ENODEV) if @dev is going away, -EINVAL for
- * a flag, -EOPNOTSUPP for a device without verbs, or the provider's error.
+ * Return: the PD, or ERR_PTR(-ENODEV) if @dev is going away,
+ * -EOPNOTSUPP for IB_PD_UNSAFE_GLOBAL_RKEY, -EINVAL for another flag,
+ * -EOPNOTSUPP for a device without verbs, or the provider's error.
  */
 struct ib_pd *kiwi_alloc_pd(struct ib_device *dev, unsigned int flags)
 {
 	struct ib_pd *pd;
 
 	might_sleep();
+	if (flags & IB_PD_UNSAFE_GLOBAL_RKEY)
+		return ERR_PTR(-EOPNOTSUPP);
 	if (flags)
 		return ERR_PTR(-EINVAL);
 	if (!dev->ops->alloc_pd)
@@ -182,8 +187,9 @@ static bool kiwi_qp_init_ok(struct ib_device *dev,
  * The QP starts in IB_QPS_INIT with no access rights: its peer may make
  * no RDMA WRITE or Read Request on it until kiwi_modify_qp() grants
  * IB_ACCESS_REMOTE_WRITE or IB_ACCESS_REMOTE_READ (rdma_create_qp()
- * grants both). &ib_qp_cap.max_rdma_ctxs is accepted and ignored: the
- * send queue is all the RDMA READ and WRITE contexts need.
+ * grants both). &ib_qp_cap.max_rdma_ctxs, for the rw API, grows
+ * @init->cap.max_send_wr by three per context (within the device's
+ * limit) and gives the QP a fast-registration MR per context.
  *
  * Context: process context; sleeps.
  * Return: the QP, or ERR_PTR(-ENODEV) if the device is going away,
@@ -195,10 +201,13 @@ struct ib_qp *kiwi_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *init)
 {
 	struct ib_device *dev = pd ? READ_ONCE(pd->device) : NULL;
 	struct ib_qp *qp;
+	int ret;
 
 	might_sleep();
-	if (!dev || !init || !dev->ops->create_qp ||
-	    !kiwi_qp_init_ok(dev, init))
+	if (!dev || !init || !dev->ops->create_qp)
+		return ERR_PTR(-EINVAL);
+	kiwi_rw_init_qp(dev, init);
+	if (!kiwi_qp_init_ok(dev, init))
 		return ERR_PTR(-EINVAL);
 	if (!kiwi_device_get_live(dev))
 		return ERR_PTR(-ENODEV);
@@ -220,10 +229,17 @@ struct ib_qp *kiwi_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *init)
 	qp->max_write_sge = init->cap.max_send_sge;
 	qp->max_read_sge = min_t(u32, init->cap.max_send_sge,
 				 dev->attrs.max_sge_rd);
+	kiwi_qp_event_init(qp);
+	kiwi_mr_pool_qp_init(qp);
 	atomic_inc(&pd->usecnt);
 	atomic_inc(&init->send_cq->usecnt);
 	atomic_inc(&init->recv_cq->usecnt);
 	kiwi_verbs_track(dev, &qp->node, &dev->qps);
+	ret = kiwi_rw_init_mrs(qp, init);
+	if (ret) {
+		kiwi_destroy_qp(qp);
+		return ERR_PTR(ret);
+	}
 	return qp;
 }
 EXPORT_SYMBOL_GPL(kiwi_create_qp);
@@ -257,9 +273,10 @@ EXPORT_SYMBOL_GPL(kiwi_modify_qp);
  * The provider flushes the QP and drops the creator's reference; a
  * connection that still pins the QP keeps its memory until the connection
  * manager releases it, so a QP and its cm_id may be destroyed in either
- * order.
+ * order. The QP's event_handler is not running and never runs again once
+ * this returns.
  *
- * Context: process context; sleeps.
+ * Context: process context; sleeps. Not from the QP's event_handler.
  * Return: 0.
  */
 int kiwi_destroy_qp(struct ib_qp *qp)
@@ -271,6 +288,8 @@ int kiwi_destroy_qp(struct ib_qp *qp)
 	might_sleep();
 	if (!dev)
 		return 0;	/* orphaned: its provider is gone */
+	kiwi_qp_event_stop(qp, true);
+	kiwi_mr_pool_destroy(qp, &qp->rdma_mrs);
 	kiwi_verbs_untrack(dev, &qp->node);
 	dev->ops->destroy_qp(qp);
 	atomic_dec(&scq->usecnt);

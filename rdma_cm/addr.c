@@ -69,10 +69,33 @@ static bool kiwi_rdma_same_addr(const struct sockaddr_storage *a,
 			       &((const struct sockaddr_in6 *)b)->sin6_addr);
 }
 
-/* Does another bound id of the namespace hold @port on an overlapping address? */
-static bool kiwi_rdma_port_busy(struct kiwi_rdma_priv *priv, __be16 port)
+/*
+ * May @a (which is about to listen if @a_listens) and @b hold one port
+ * at once? Yes if both reuse addresses and neither listens, or both are
+ * address-family-only and of two families; otherwise only on two
+ * different specific addresses.
+ */
+static bool kiwi_rdma_port_shared(struct kiwi_rdma_priv *a, bool a_listens,
+				  struct kiwi_rdma_priv *b)
 {
-	struct sockaddr_storage *mine = &priv->id.route.addr.src_addr;
+	struct sockaddr_storage *sa = &a->id.route.addr.src_addr;
+	struct sockaddr_storage *sb = &b->id.route.addr.src_addr;
+
+	if (READ_ONCE(a->reuseaddr) && READ_ONCE(b->reuseaddr) && !a_listens &&
+	    kiwi_rdma_state_of(a) != KIWI_RDMA_LISTEN &&
+	    kiwi_rdma_state_of(b) != KIWI_RDMA_LISTEN)
+		return true;
+	if (READ_ONCE(a->afonly) && READ_ONCE(b->afonly) &&
+	    sa->ss_family != sb->ss_family)
+		return true;
+	return !kiwi_rdma_any(sa) && !kiwi_rdma_any(sb) &&
+	       !kiwi_rdma_same_addr(sa, sb);
+}
+
+/* Does another bound id of the namespace hold @port on an overlapping address? */
+static bool kiwi_rdma_port_busy(struct kiwi_rdma_priv *priv, __be16 port,
+				bool listens)
+{
 	struct kiwi_rdma_priv *other;
 	u16 key = ntohs(port);
 
@@ -83,8 +106,7 @@ static bool kiwi_rdma_port_busy(struct kiwi_rdma_priv *priv, __be16 port)
 		if (other == priv || other->net != priv->net ||
 		    *kiwi_rdma_portp(theirs) != port)
 			continue;
-		if (kiwi_rdma_any(mine) || kiwi_rdma_any(theirs) ||
-		    kiwi_rdma_same_addr(mine, theirs))
+		if (!kiwi_rdma_port_shared(priv, listens, other))
 			return true;
 	}
 	return false;
@@ -98,7 +120,7 @@ static int kiwi_rdma_port_pick(struct kiwi_rdma_priv *priv)
 	n = high - low + 1;
 	port = low + get_random_u32() % n;
 	for (i = 0; i < n; i++, port = port == high ? low : port + 1) {
-		if (!kiwi_rdma_port_busy(priv, htons(port)))
+		if (!kiwi_rdma_port_busy(priv, htons(port), false))
 			return port;
 	}
 	return -EADDRNOTAVAIL;
@@ -126,7 +148,7 @@ int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv)
 			*portp = htons(ret);
 			ret = 0;
 		}
-	} else if (kiwi_rdma_port_busy(priv, *portp)) {
+	} else if (kiwi_rdma_port_busy(priv, *portp, false)) {
 		ret = -EADDRINUSE;
 	}
 	if (!ret && !priv->bound)
@@ -134,6 +156,28 @@ int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv)
 	priv->bound = !ret;
 	mutex_unlock(&kiwi_rdma_lock);
 	return ret;
+}
+
+/**
+ * kiwi_rdma_port_listen_ok() - may a bound id listen on its port?
+ * @priv: the id, bound
+ *
+ * Ids that share a port by rdma_set_reuseaddr() may not listen on it;
+ * an id that does not reuse addresses had its port checked at bind.
+ *
+ * Return: 0, or -EADDRINUSE.
+ */
+int kiwi_rdma_port_listen_ok(struct kiwi_rdma_priv *priv)
+{
+	__be16 port = *kiwi_rdma_portp(&priv->id.route.addr.src_addr);
+	bool busy;
+
+	if (!READ_ONCE(priv->reuseaddr))
+		return 0;
+	mutex_lock(&kiwi_rdma_lock);
+	busy = kiwi_rdma_port_busy(priv, port, true);
+	mutex_unlock(&kiwi_rdma_lock);
+	return busy ? -EADDRINUSE : 0;
 }
 
 /**

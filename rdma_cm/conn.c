@@ -53,6 +53,9 @@ static int kiwi_rdma_cm_listen(struct kiwi_rdma_priv *priv, int backlog)
 {
 	int ret;
 
+	ret = kiwi_rdma_port_listen_ok(priv);
+	if (ret)
+		return ret;
 	if (!priv->id.device)
 		return kiwi_rdma_fan_listen(priv, backlog);
 	ret = kiwi_rdma_cm_create(priv);
@@ -66,7 +69,8 @@ static int kiwi_rdma_cm_listen(struct kiwi_rdma_priv *priv, int backlog)
 
 /**
  * kiwi_rdma_listen() - listen for connect requests
- * @id: a bound id
+ * @id: a bound id, or an IDLE one, which is bound to the IPv4 wildcard
+ *	address and a free port first (as Linux does)
  * @backlog: pending requests allowed; 0 or less for the default
  *
  * Each request comes as CONNECT_REQUEST on a new id. An id bound to a
@@ -76,8 +80,10 @@ static int kiwi_rdma_cm_listen(struct kiwi_rdma_priv *priv, int backlog)
  * lock held that client callbacks or netdev notifiers take.
  *
  * Context: process context; sleeps.
- * Return: 0; -EINVAL if the id is not bound; -ENODEV if the device is
- * going; or the provider's error (for a wildcard listener: the first
+ * Return: 0; -EINVAL if the id is past ADDR_BOUND; -EADDRINUSE if it
+ * shares its port with another id by rdma_set_reuseaddr(), or the bind of
+ * an IDLE id's error; -ENODEV if the device is going; or the provider's
+ * error (for a wildcard listener: the first
  * device's; then it listens nowhere).
  */
 int kiwi_rdma_listen(struct rdma_cm_id *id, int backlog)
@@ -86,6 +92,13 @@ int kiwi_rdma_listen(struct rdma_cm_id *id, int backlog)
 	int ret;
 
 	might_sleep();
+	if (kiwi_rdma_state_of(priv) == KIWI_RDMA_IDLE) {
+		struct sockaddr_in any = { .sin_family = AF_INET };
+
+		ret = kiwi_rdma_bind_addr(id, (struct sockaddr *)&any);
+		if (ret)
+			return ret;
+	}
 	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_LISTEN);
 	if (ret)
 		return ret;

@@ -290,17 +290,16 @@ int kiwi_rdma_remove_step(struct kiwi_rdma_priv *priv)
 
 /**
  * kiwi_rdma_device_remove() - client callback: a kiwi device goes away
- * @client: the module's client
  * @dev: the device
+ * @client_data: unused
  *
  * Ids with an iw_cm id hear it from the core; the others (bound or
  * resolved, with a device reference) hear it from here. Wildcard
  * listeners stop listening on the device and are not told.
  *
- * Context: process context, the core's registry lock held.
+ * Context: process context, the core's client lock held.
  */
-void kiwi_rdma_device_remove(struct kiwi_client *client,
-			     struct ib_device *dev)
+void kiwi_rdma_device_remove(struct ib_device *dev, void *client_data)
 {
 	struct kiwi_rdma_priv *priv;
 

@@ -532,6 +532,54 @@ int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev,
 	return ret;
 }
 
+static bool kiwi_rdma_claim_any(struct kiwi_rdma_priv *priv)
+{
+	unsigned long flags;
+	bool free;
+
+	spin_lock_irqsave(&priv->lock, flags);
+	free = !priv->handler_task;
+	if (free)
+		priv->handler_task = current;
+	spin_unlock_irqrestore(&priv->lock, flags);
+	return free;
+}
+
+/**
+ * kiwi_rdma_lock_handler() - keep an id's event handler from running
+ * @id: the id
+ *
+ * Waits for a handler call in progress, then holds off the next until
+ * kiwi_rdma_unlock_handler(): a ULP can change @id->event_handler or
+ * @id->context, or accept, with no event of @id in between. Events that
+ * come meanwhile are delivered afterwards, in order.
+ *
+ * Context: process context; sleeps. Not from @id's own handler.
+ */
+void kiwi_rdma_lock_handler(struct rdma_cm_id *id)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+
+	might_sleep();
+	wait_var_event(&priv->handler_task, kiwi_rdma_claim_any(priv));
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_lock_handler);
+
+/**
+ * kiwi_rdma_unlock_handler() - let an id's event handler run again
+ * @id: an id the caller locked with kiwi_rdma_lock_handler()
+ *
+ * Context: the task that locked @id.
+ */
+void kiwi_rdma_unlock_handler(struct rdma_cm_id *id)
+{
+	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
+
+	WARN_ON_ONCE(READ_ONCE(priv->handler_task) != current);
+	kiwi_rdma_unclaim(priv);
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_unlock_handler);
+
 /**
  * kiwi_rdma_teardown() - free an id in state DESTROYING
  * @priv: the id
@@ -786,90 +834,6 @@ void kiwi_rdma_set_service_type(struct rdma_cm_id *id, int tos)
 	WRITE_ONCE(id->route.tos, (u8)tos);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_set_service_type);
-
-/* Before listen or connect: the iw_cm ids are made with the options. */
-static bool kiwi_rdma_options_open(enum kiwi_rdma_state state)
-{
-	return state <= KIWI_RDMA_ROUTE_RESOLVED;
-}
-
-/**
- * kiwi_rdma_set_option() - set an option of an id
- * @id: the id, not yet listening or connecting
- * @level: KIWI_RDMA_OPTION_IWARP
- * @optname: enum kiwi_iwarp_opt
- * @optval: the value, a u32
- * @optlen: sizeof(u32)
- *
- * Linux's rdma_set_option() with kiwi's one level: the iWARP settings of
- * the connections the id makes or, for a listener, accepts (MPA revision,
- * CRC, peer-to-peer mode and RTR types, MPA and RTR timeouts). Options not
- * set keep the provider's defaults.
- *
- * Context: process context; may sleep.
- * Return: 0; -ENOPROTOOPT for another level or an unknown option;
- * -EINVAL for a bad length or value; -EISCONN once the id listens or
- * connects, and for the id of a connection request; -ENOMEM.
- */
-int kiwi_rdma_set_option(struct rdma_cm_id *id, int level, int optname,
-			 void *optval, size_t optlen)
-{
-	struct kiwi_rdma_priv *priv = kiwi_rdma_priv(id);
-	struct kiwi_iwarp_opts *opts = NULL;
-	unsigned long flags;
-	int ret;
-	u32 v;
-
-	might_sleep();
-	if (level != KIWI_RDMA_OPTION_IWARP)
-		return -ENOPROTOOPT;
-	ret = kiwi_cm_check_option(optname, optval, optlen, &v);
-	if (ret)
-		return ret;
-	/* Allocated on first use: most ids keep the defaults. */
-	if (!READ_ONCE(priv->iwarp)) {
-		opts = kzalloc(sizeof(*opts), GFP_KERNEL);
-		if (!opts)
-			return -ENOMEM;
-	}
-	spin_lock_irqsave(&priv->lock, flags);
-	if (!kiwi_rdma_options_open(priv->state)) {
-		ret = -EISCONN;
-	} else {
-		if (!priv->iwarp)
-			swap(priv->iwarp, opts);
-		priv->iwarp->val[optname] = v;
-		priv->iwarp->set |= BIT(optname);
-	}
-	spin_unlock_irqrestore(&priv->lock, flags);
-	kfree(opts);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(kiwi_rdma_set_option);
-
-/**
- * kiwi_rdma_apply_options() - give a new iw_cm id the options of its owner
- * @priv: the owner
- * @cm: the iw_cm id, neither listening nor connecting yet
- *
- * Context: any context.
- */
-void kiwi_rdma_apply_options(struct kiwi_rdma_priv *priv,
-			     struct kiwi_cm_id *cm)
-{
-	struct kiwi_iwarp_opts opts = {};
-	unsigned long flags;
-	int i;
-
-	spin_lock_irqsave(&priv->lock, flags);
-	if (priv->iwarp)
-		opts = *priv->iwarp;
-	spin_unlock_irqrestore(&priv->lock, flags);
-	for (i = 0; i < KIWI_IWARP_NR_OPTS; i++)
-		if (opts.set & BIT(i))
-			WARN_ON(kiwi_cm_set_option(cm, i, &opts.val[i],
-						   sizeof(opts.val[i])));
-}
 
 static const char *const kiwi_rdma_event_names[RDMA_CM_NR_EVENTS] = {
 	[RDMA_CM_EVENT_ADDR_RESOLVED] = "ADDR_RESOLVED",

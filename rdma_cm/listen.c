@@ -248,23 +248,24 @@ static void kiwi_rdma_dev_remove_work(struct work_struct *work)
 
 /**
  * kiwi_rdma_device_add() - client callback: a kiwi device was registered
- * @client: the module's client
  * @dev: the device
  *
  * Records it and has wildcard listeners of its namespace listen on it, in
- * a worker: this runs under the core's registry lock.
+ * a worker: this runs under the core's client lock.
  *
- * Context: process context, the core's registry lock held.
+ * Context: process context, the core's client lock held.
+ * Return: 0, also when out of memory (wildcard listeners then do not use
+ * @dev): kiwi_rdma_device_remove() must still run for the ids bound to it.
  */
-void kiwi_rdma_device_add(struct kiwi_client *client, struct ib_device *dev)
+int kiwi_rdma_device_add(struct ib_device *dev)
 {
 	struct kiwi_rdma_dev *rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
 
 	if (!rdev)
-		return;	/* wildcard listeners will not use it */
+		return 0;
 	if (!kiwi_device_get_live(dev)) {
 		kfree(rdev);
-		return;
+		return 0;
 	}
 	rdev->dev = dev;
 	INIT_WORK(&rdev->remove_work, kiwi_rdma_dev_remove_work);
@@ -273,13 +274,14 @@ void kiwi_rdma_device_add(struct kiwi_client *client, struct ib_device *dev)
 	list_add_tail(&rdev->node, &kiwi_rdma_devs);
 	mutex_unlock(&kiwi_rdma_lock);
 	queue_work(kiwi_rdma_wq, &kiwi_rdma_fan_work);
+	return 0;
 }
 
 /**
  * kiwi_rdma_dev_forget() - a kiwi device goes: close its fans in a worker
  * @dev: the device
  *
- * Context: process context, the core's registry lock held.
+ * Context: process context, the core's client lock held.
  */
 void kiwi_rdma_dev_forget(struct ib_device *dev)
 {

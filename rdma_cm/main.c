@@ -10,7 +10,7 @@
 struct workqueue_struct *kiwi_rdma_wq;
 struct workqueue_struct *kiwi_rdma_id_wq;
 
-static struct kiwi_client kiwi_rdma_client = {
+static struct ib_client kiwi_rdma_client = {
 	.name = "kiwi_rdmacm",
 	.add = kiwi_rdma_device_add,
 	.remove = kiwi_rdma_device_remove,
@@ -39,8 +39,13 @@ static int __init kiwi_rdmacm_init(void)
 	ret = kiwi_rdma_netdev_init();
 	if (ret)
 		goto err_destroy_id_wq;
-	kiwi_register_client(&kiwi_rdma_client);
+	ret = kiwi_register_client(&kiwi_rdma_client);
+	if (ret)
+		goto err_netdev_exit;
 	return 0;
+
+err_netdev_exit:
+	kiwi_rdma_netdev_exit();
 
 err_destroy_id_wq:
 	destroy_workqueue(kiwi_rdma_id_wq);

@@ -121,6 +121,9 @@ enum kiwi_rdma_todo {
  * @removal_told: DEVICE_REMOVAL was delivered (@lock)
  * @port_auto: rdma_cm picked the port when the id was bound: a
  *	connection leaves it to TCP
+ * @afonly: rdma_set_afonly(): an IPv6 wildcard bind covers IPv6 only
+ * @reuseaddr: rdma_set_reuseaddr(): the port may be shared with other
+ *	reusing ids while none listens
  * @handler_task: the task running the ULP's handler for this id, or NULL
  *	(@lock); one at a time: see kiwi_rdma_deliver()
  * @destroy_deferred: the handler called rdma_destroy_id() on its own id
@@ -163,6 +166,8 @@ struct kiwi_rdma_priv {
 	bool cutting;
 	bool destroy_waits;
 	bool port_auto;
+	bool afonly;
+	bool reuseaddr;
 	struct kiwi_iwarp_opts *iwarp;
 };
 
@@ -245,6 +250,7 @@ int kiwi_rdma_live_ids(void);
 
 /* addr.c */
 int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv);
+int kiwi_rdma_port_listen_ok(struct kiwi_rdma_priv *priv);
 void kiwi_rdma_port_put(struct kiwi_rdma_priv *priv);
 void kiwi_rdma_port_local(struct kiwi_rdma_priv *priv,
 			  struct sockaddr_storage *local);
@@ -258,8 +264,7 @@ void kiwi_rdma_fan_stop(struct kiwi_rdma_priv *priv);
 int kiwi_rdma_fan_count(struct kiwi_rdma_priv *priv);
 struct kiwi_cm_id *kiwi_rdma_fan_cm(struct kiwi_rdma_priv *priv,
 				    struct ib_device *dev);
-void kiwi_rdma_device_add(struct kiwi_client *client,
-			  struct ib_device *dev);
+int kiwi_rdma_device_add(struct ib_device *dev);
 void kiwi_rdma_dev_forget(struct ib_device *dev);
 
 /* removal.c */
@@ -281,7 +286,6 @@ int kiwi_rdma_closing_step(struct kiwi_rdma_priv *priv);
 enum rdma_cm_event_type kiwi_rdma_map_event(enum kiwi_cm_event_type iw,
 					    int status,
 					    enum kiwi_rdma_state state);
-void kiwi_rdma_device_remove(struct kiwi_client *client,
-			     struct ib_device *dev);
+void kiwi_rdma_device_remove(struct ib_device *dev, void *client_data);
 
 #endif /* _KIWI_RDMACM_H */

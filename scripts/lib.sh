@@ -72,7 +72,9 @@ build_ulps() {
 			echo "NOSTDINC_FLAGS += -I$top/include"
 			echo "obj-m += $obj.o"
 			printf '%s-y :=' "$obj"
-			for f in $files; do printf ' %s' "$(basename "${f%.c}").o"; done
+			for f in $files; do
+				case $f in *.c) printf ' %s' "$(basename "${f%.c}").o" ;; esac
+			done
 			echo
 		} >"$dir/Kbuild"
 		if ! make -C "$kdir" M="$dir" W=1 \

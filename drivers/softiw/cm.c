@@ -726,9 +726,41 @@ static void softiw_cep_overflow(struct softiw_cep *cep)
 	softiw_cep_terminate(cep, -EOVERFLOW);
 }
 
+/*
+ * The asynchronous event the QP's owner hears when the data path stops
+ * with @err: a TERMINATE sent for the peer's bad access or request, a
+ * local failure, or a TERMINATE from the peer. A plain reset or timeout
+ * is the connection manager's to report.
+ */
+static void softiw_cep_qp_event(struct softiw_cep *cep, int err)
+{
+	const struct kiwi_softiw_term_cause *cause = &cep->rx.cause;
+	struct softiw_qp *sqp = cep->qp;
+	bool access;
+
+	switch (err) {
+	case -EPROTO:
+		access = (cause->layer == SOFTIW_TERM_LAYER_RDMAP &&
+			  cause->etype == SOFTIW_TERM_RDMAP_PROTECTION) ||
+			 (cause->layer == SOFTIW_TERM_LAYER_DDP &&
+			  cause->etype == SOFTIW_TERM_DDP_TAGGED);
+		kiwi_qp_event(&sqp->qp, access ? IB_EVENT_QP_ACCESS_ERR :
+						 IB_EVENT_QP_REQ_ERR);
+		break;
+	case -EOVERFLOW:
+		kiwi_qp_event(&sqp->qp, IB_EVENT_QP_FATAL);
+		break;
+	case -ECONNRESET:
+		if (READ_ONCE(sqp->term_rcvd))
+			kiwi_qp_event(&sqp->qp, IB_EVENT_QP_FATAL);
+		break;
+	}
+}
+
 /* The data path stopped with @err: end the connection accordingly. */
 static void softiw_cep_dp_failed(struct softiw_cep *cep, int err)
 {
+	softiw_cep_qp_event(cep, err);
 	if (err == -EPROTO)
 		softiw_cep_terminate(cep, -EPROTO);
 	else if (err == -EOVERFLOW)

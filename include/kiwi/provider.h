@@ -130,28 +130,6 @@ struct kiwi_provider_ops {
 };
 
 /**
- * struct kiwi_client - a module that wants to know about devices
- * @name: for messages
- * @add: called for every device registered (and every device already
- *	registered when the client registers); process context, may sleep,
- *	the registry lock is held: do not (un)register devices or clients.
- * @remove: called when a device is unregistered, before its ids get
- *	DEVICE_REMOVAL (and for every device when the client unregisters);
- *	same context as @add
- * @node: core only: entry in the client list
- *
- * The rdma_cm front end is the expected client: it maps net_devices to
- * kiwi devices and turns removal into its own DEVICE_REMOVAL events.
- */
-struct kiwi_client {
-	const char *name;
-	void (*add)(struct kiwi_client *client, struct ib_device *dev);
-	void (*remove)(struct kiwi_client *client, struct ib_device *dev);
-	/* private: */
-	struct list_head node;
-};
-
-/**
  * kiwi_wr_wc_opcode() - what a send work request completes as
  * @opcode: its opcode, one the provider carries out
  *
@@ -179,11 +157,11 @@ void kiwi_unregister_device(struct ib_device *dev);
 struct ib_device *kiwi_device_get_by_name(const char *name);
 struct ib_device *kiwi_device_get_by_netdev(struct net_device *netdev);
 bool kiwi_device_get_live(struct ib_device *dev);
-void kiwi_register_client(struct kiwi_client *client);
-void kiwi_unregister_client(struct kiwi_client *client);
 void kiwi_device_put(struct ib_device *dev);
 unsigned long kiwi_device_counter(struct ib_device *dev,
 				  enum kiwi_device_counter which);
+
+void kiwi_qp_event(struct ib_qp *qp, enum ib_event_type type);
 
 int kiwi_cm_upcall(struct kiwi_cm_id *id, const struct kiwi_cm_event *event);
 void kiwi_cm_id_add_ref(struct kiwi_cm_id *id);

@@ -49,6 +49,12 @@
 #define ib_map_mr_sg			kiwi_map_mr_sg
 #define ib_wc_status_msg		kiwi_wc_status_msg
 #define ib_event_msg			kiwi_event_msg
+#define ib_register_client		kiwi_register_client
+#define ib_unregister_client		kiwi_unregister_client
+#define ib_set_client_data		kiwi_set_client_data
+#define ib_get_client_data		kiwi_get_client_data
+#define ib_cq_pool_get			kiwi_cq_pool_get
+#define ib_cq_pool_put			kiwi_cq_pool_put
 
 struct ib_cq;
 struct ib_device;
@@ -239,6 +245,8 @@ enum kiwi_device_counter {
  *	use; at most KIWI_CM_MAX_PRIVATE_DATA (revision 2 leaves 508)
  * @netdev: the net_device the RNIC is bound to (may be NULL in tests)
  * @ops: the provider's op table
+ * @dev: for dev_printk() only: named as the device, its parent
+ *	@dma_device; the core never registers it with the driver model
  * @ref: core only: references (registration, ids, verbs objects)
  * @drained: core only: completed when @ref reaches zero
  * @lock: core only: protects the lists and @dying
@@ -268,6 +276,7 @@ struct ib_device {
 	u16 iw_max_private_data;
 	struct net_device *netdev;
 	const struct kiwi_provider_ops *ops;
+	struct device dev;
 	/* private: */
 	refcount_t ref;
 	struct completion drained;
@@ -282,6 +291,33 @@ struct ib_device {
 	bool warned;
 	atomic_long_t counters[KIWI_DEV_NR_COUNTERS];
 	struct dentry *debugfs;
+	struct list_head client_ctxs;	/* clients added to it (lock) */
+	struct list_head client_node;	/* kiwi_client_devices */
+};
+
+/**
+ * struct ib_client - a module that wants to hear of every device
+ * @name: for messages
+ * @add: a device appeared (or was there when the client registered);
+ *	process context, may sleep. Return 0 to be associated with it,
+ *	an error (-EOPNOTSUPP quietly) to ignore it. May be NULL.
+ * @remove: a device the client was added to goes, before its ids hear
+ *	DEVICE_REMOVAL (or the client unregisters); process context, may
+ *	sleep, flush workqueues and destroy the client's ids, QPs, CQs, MRs
+ *	and PDs of @ibdev. @client_data is what ib_set_client_data() stored.
+ * @rename: never called (kiwi devices keep their names)
+ * @node: core only: entry in the client list
+ *
+ * Linux's fields for IB and netlink (get_nl_info, get_net_dev_by_params)
+ * are absent: no kiwi ULP has a use for them on iWARP.
+ */
+struct ib_client {
+	const char *name;
+	int (*add)(struct ib_device *ibdev);
+	void (*remove)(struct ib_device *ibdev, void *client_data);
+	void (*rename)(struct ib_device *ibdev, void *client_data);
+	/* private: */
+	struct list_head node;
 };
 
 /**
@@ -352,6 +388,14 @@ struct ib_event {
 };
 
 /**
+ * enum ib_pd_flags - flags of ib_alloc_pd()
+ * @IB_PD_UNSAFE_GLOBAL_RKEY: an rkey for all of memory: refused by kiwi
+ */
+enum ib_pd_flags {
+	IB_PD_UNSAFE_GLOBAL_RKEY = 0x01,
+};
+
+/**
  * struct ib_pd - a protection domain
  * @local_dma_lkey: an lkey that names all of kernel memory by DMA
  *	address in local SGEs, without an MR; never valid remotely
@@ -406,14 +450,14 @@ enum ib_poll_context {
  * @event_handler: called for IB_EVENT_CQ_ERR, or NULL
  * @cq_context: the owner's cookie
  * @cqe: number of entries
- * @cqe_used: unused (no CQ pools yet)
+ * @cqe_used: entries ib_cq_pool_get() handed out
  * @usecnt: core only: QPs using the CQ
  * @poll_ctx: CQ library: its poll context
  * @wc: CQ library: the batch completions are polled into
  * @iop: CQ library: IB_POLL_SOFTIRQ's poller
  * @work: CQ library: the workqueue contexts' work
  * @comp_wq: CQ library: the workqueue of @work
- * @shared: unused (no CQ pools yet)
+ * @shared: made by ib_cq_pool_get(), freed by ib_cq_pool_put()
  * @comp_vector: the completion vector asked for
  * @node: core only: entry in the device's CQ list
  */
@@ -604,6 +648,10 @@ struct ib_qp_init_attr {
  * @qp_type: IB_QPT_RC
  * @port: 1
  * @sq_sig_type: which sends complete
+ * @mr_lock: protects @rdma_mrs, @sig_mrs and @mrs_used (ib_mr_pool_*)
+ * @mrs_used: MRs taken from the QP's pools
+ * @rdma_mrs: the MR pool of the rw API, or a ULP's (ib_mr_pool_init())
+ * @sig_mrs: a ULP's second MR pool (Linux's integrity MRs; kiwi has none)
  * @node: core only: entry in the device's QP list
  *
  * Embedded in, allocated and freed by the provider. The provider sets
@@ -623,8 +671,16 @@ struct ib_qp {
 	enum ib_qp_type qp_type;
 	u32 port;
 	enum ib_sig_type sq_sig_type;
+	spinlock_t mr_lock;	/* protects the MR pools and mrs_used */
+	int mrs_used;
+	struct list_head rdma_mrs;
+	struct list_head sig_mrs;
 	/* private: */
 	struct list_head node;
+	spinlock_t ev_lock;		/* protects ev_pending, ev_dead */
+	unsigned long ev_pending;	/* BIT(enum ib_event_type) */
+	bool ev_dead;
+	struct work_struct ev_work;
 };
 
 /**
@@ -658,7 +714,8 @@ enum ib_mr_type {
  * @page_size: bytes of a page of the MR (PAGE_SIZE)
  * @type: IB_MR_TYPE_MEM_REG
  * @need_inval: for the ULP's own use (Linux's ULPs track invalidation)
- * @qp_entry: for the ULP's own use (Linux's MR pools)
+ * @qp_entry: entry in an MR pool (ib_mr_pool_get() takes it off)
+ * @sig_attrs: always NULL (no integrity MRs)
  * @node: core only: entry in the device's MR list
  */
 struct ib_mr {
@@ -672,6 +729,7 @@ struct ib_mr {
 	enum ib_mr_type type;
 	bool need_inval;
 	struct list_head qp_entry;
+	struct ib_sig_attrs *sig_attrs;
 	/* private: */
 	struct list_head node;
 };
@@ -723,6 +781,7 @@ struct ib_cqe {
  * @IB_WR_REG_MR: fast registration: give the MR of a &struct ib_reg_wr
  *	the pages ib_map_mr_sg() mapped, its key and rights, in send queue
  *	order; no SGEs
+ * @IB_WR_REG_MR_INTEGRITY: refused (no integrity MRs)
  */
 enum ib_wr_opcode {
 	IB_WR_RDMA_WRITE = 0,
@@ -740,6 +799,7 @@ enum ib_wr_opcode {
 	IB_WR_MASKED_ATOMIC_CMP_AND_SWP = 12,
 	IB_WR_MASKED_ATOMIC_FETCH_AND_ADD = 13,
 	IB_WR_REG_MR = 0x20,
+	IB_WR_REG_MR_INTEGRITY,
 };
 
 /**
@@ -1047,6 +1107,17 @@ int kiwi_sg_to_pages(struct ib_mr *mr, struct scatterlist *sgl, int sg_nents,
 		     int (*set_page)(struct ib_mr *mr, u64 addr));
 const char *kiwi_wc_status_msg(enum ib_wc_status status);
 const char *kiwi_event_msg(enum ib_event_type event);
+
+struct ib_cq *kiwi_cq_pool_get(struct ib_device *dev, unsigned int nr_cqe,
+			       int comp_vector_hint,
+			       enum ib_poll_context poll_ctx);
+void kiwi_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe);
+
+int kiwi_register_client(struct ib_client *client);
+void kiwi_unregister_client(struct ib_client *client);
+void kiwi_set_client_data(struct ib_device *dev, struct ib_client *client,
+			  void *data);
+void *kiwi_get_client_data(struct ib_device *dev, struct ib_client *client);
 
 /**
  * ib_post_send() - queue send work requests
@@ -1413,5 +1484,32 @@ static inline void ib_dma_sync_single_for_device(struct ib_device *dev,
 	if (!ib_uses_virt_dma(dev))
 		dma_sync_single_for_device(dev->dma_device, addr, size, dir);
 }
+
+/**
+ * ib_dma_pci_p2p_dma_supported() - may the device DMA to PCI peer memory?
+ * @dev: the device
+ *
+ * Context: any context.
+ * Return: false: kiwi devices do not do peer-to-peer DMA.
+ */
+static inline bool ib_dma_pci_p2p_dma_supported(struct ib_device *dev)
+{
+	return false;
+}
+
+/**
+ * ibdev_to_node() - the NUMA node of a device
+ * @ibdev: the device
+ *
+ * Context: any context.
+ * Return: the node of its @dma_device, or NUMA_NO_NODE.
+ */
+static inline int ibdev_to_node(struct ib_device *ibdev)
+{
+	return ibdev->dma_device ? dev_to_node(ibdev->dma_device) :
+				   NUMA_NO_NODE;
+}
+
+#include <kiwi/verbs_absent.h>
 
 #endif /* _KIWI_IB_VERBS_H */

@@ -32,6 +32,10 @@
 #define rdma_reject_msg			kiwi_rdma_reject_msg
 #define rdma_consumer_reject_data	kiwi_rdma_consumer_reject_data
 #define rdma_notify			kiwi_rdma_notify
+#define rdma_set_afonly			kiwi_rdma_set_afonly
+#define rdma_set_reuseaddr		kiwi_rdma_set_reuseaddr
+#define rdma_lock_handler		kiwi_rdma_lock_handler
+#define rdma_unlock_handler		kiwi_rdma_unlock_handler
 
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -227,6 +231,10 @@ int kiwi_rdma_init_qp_attr(struct rdma_cm_id *id,
 			   struct ib_qp_attr *qp_attr, int *qp_attr_mask);
 void kiwi_rdma_set_service_type(struct rdma_cm_id *id, int tos);
 int kiwi_rdma_notify(struct rdma_cm_id *id, enum ib_event_type event);
+int kiwi_rdma_set_afonly(struct rdma_cm_id *id, int afonly);
+int kiwi_rdma_set_reuseaddr(struct rdma_cm_id *id, int reuse);
+void kiwi_rdma_lock_handler(struct rdma_cm_id *id);
+void kiwi_rdma_unlock_handler(struct rdma_cm_id *id);
 
 /*
  * Option level of rdma_set_option() for the iWARP settings of an id

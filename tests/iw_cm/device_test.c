@@ -50,38 +50,67 @@ static void device_registry(struct kunit *test)
 }
 
 struct client_log {
-	struct kiwi_client client;
+	struct ib_client client;
 	struct ib_device *added[8];
 	struct ib_device *removed[8];
+	void *data[8];
 	int nadded;
 	int nremoved;
+	int refuse;		/* add returns this */
+	const char *lookup;	/* a device remove looks up */
+	int lookups;		/* lookups that worked in remove */
 };
 
-static void client_add(struct kiwi_client *c, struct ib_device *dev)
-{
-	struct client_log *log = container_of(c, struct client_log, client);
+/* Linux's callbacks carry no client pointer: one log at a time. */
+static struct client_log *client_log;
 
-	if (log->nadded < ARRAY_SIZE(log->added))
+static int client_add(struct ib_device *dev)
+{
+	struct client_log *log = client_log;
+
+	if (log->refuse)
+		return log->refuse;
+	if (log->nadded < ARRAY_SIZE(log->added)) {
+		ib_set_client_data(dev, &log->client, &log->added[log->nadded]);
 		log->added[log->nadded++] = dev;
+	}
+	return 0;
 }
 
-static void client_remove(struct kiwi_client *c, struct ib_device *dev)
+/*
+ * A remove does what a ULP's does: it uses the registry (which address
+ * resolution uses too) and may sleep.
+ */
+static void client_remove(struct ib_device *dev, void *data)
 {
-	struct client_log *log = container_of(c, struct client_log, client);
+	struct client_log *log = client_log;
+	struct ib_device *other = NULL;
 
-	if (log->nremoved < ARRAY_SIZE(log->removed))
+	if (log->lookup)
+		other = kiwi_device_get_by_name(log->lookup);
+	if (other) {
+		log->lookups++;
+		kiwi_device_put(other);
+	}
+	usleep_range(1000, 2000);
+	if (log->nremoved < ARRAY_SIZE(log->removed)) {
+		log->data[log->nremoved] = data;
 		log->removed[log->nremoved++] = dev;
+	}
 }
 
-static bool logged(struct ib_device **devs, int n, struct ib_device *dev)
+static int logged(struct ib_device **devs, int n, struct ib_device *dev)
 {
 	while (n--)
 		if (devs[n] == dev)
-			return true;
-	return false;
+			return n;
+	return -1;
 }
 
-/* Clients hear of devices present and future; lookup by net_device. */
+/*
+ * Clients hear of devices present and future, get their data back in
+ * remove, and may use the registry from remove; lookup by net_device.
+ */
 static void device_clients(struct kunit *test)
 {
 	struct client_log log = { .client = { .name = "kunit",
@@ -91,21 +120,35 @@ static void device_clients(struct kunit *test)
 	struct ib_device *dev;
 	struct net_device *nd;
 	struct kiwi_mock *m2;
+	int i;
 
 	/* lookup compares pointers; a real netdev may have a real RNIC */
 	nd = kunit_kzalloc(test, sizeof(*nd), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, nd);
 
-	kiwi_register_client(&log.client);
-	KUNIT_EXPECT_TRUE(test, logged(log.added, log.nadded, u->dev));
+	client_log = &log;
+	log.lookup = u->dev->name;
+	KUNIT_ASSERT_EQ(test, ib_register_client(&log.client), 0);
+	i = logged(log.added, log.nadded, u->dev);
+	KUNIT_EXPECT_GE(test, i, 0);
+	if (i >= 0)
+		KUNIT_EXPECT_PTR_EQ(test,
+				    ib_get_client_data(u->dev, &log.client),
+				    (void *)&log.added[i]);
 	m2 = kiwi_mock_create("kunit-client");
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m2);
-	KUNIT_EXPECT_TRUE(test, logged(log.added, log.nadded, &m2->dev));
-	KUNIT_EXPECT_FALSE(test, logged(log.removed, log.nremoved, &m2->dev));
+	i = logged(log.added, log.nadded, &m2->dev);
+	KUNIT_EXPECT_GE(test, i, 0);
+	KUNIT_EXPECT_LT(test, logged(log.removed, log.nremoved, &m2->dev), 0);
 	kiwi_mock_destroy(m2);
-	KUNIT_EXPECT_TRUE(test, logged(log.removed, log.nremoved, &m2->dev));
-	kiwi_unregister_client(&log.client);
-	KUNIT_EXPECT_TRUE(test, logged(log.removed, log.nremoved, u->dev));
+	KUNIT_EXPECT_EQ(test, log.lookups, 1);
+	KUNIT_EXPECT_EQ(test, log.nremoved, 1);
+	KUNIT_EXPECT_PTR_EQ(test, log.removed[0], &m2->dev);
+	if (i >= 0)
+		KUNIT_EXPECT_PTR_EQ(test, log.data[0], (void *)&log.added[i]);
+	ib_unregister_client(&log.client);
+	KUNIT_EXPECT_GE(test, logged(log.removed, log.nremoved, u->dev), 0);
+	KUNIT_EXPECT_NULL(test, ib_get_client_data(u->dev, &log.client));
 
 	dev = kiwi_device_get_by_netdev(nd);
 	KUNIT_EXPECT_NULL(test, dev);
@@ -117,6 +160,28 @@ static void device_clients(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, dev, u->dev);
 	if (dev)
 		kiwi_device_put(dev);
+}
+
+/* A client whose add refuses a device is never told it goes. */
+static void device_client_refuses(struct kunit *test)
+{
+	struct client_log log = { .client = { .name = "kunit-refuse",
+					      .add = client_add,
+					      .remove = client_remove },
+				  .refuse = -EOPNOTSUPP };
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_mock *m2;
+
+	client_log = &log;
+	KUNIT_ASSERT_EQ(test, ib_register_client(&log.client), 0);
+	m2 = kiwi_mock_create("kunit-refused");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m2);
+	KUNIT_EXPECT_NULL(test, ib_get_client_data(&m2->dev, &log.client));
+	kiwi_mock_destroy(m2);
+	ib_unregister_client(&log.client);
+	KUNIT_EXPECT_EQ(test, log.nadded, 0);
+	KUNIT_EXPECT_EQ(test, log.nremoved, 0);
+	KUNIT_EXPECT_NULL(test, ib_get_client_data(u->dev, &log.client));
 }
 
 struct async_unregister {
@@ -538,6 +603,7 @@ static void debugfs_shows_ids(struct kunit *test)
 static struct kunit_case device_cases[] = {
 	KUNIT_CASE(device_registry),
 	KUNIT_CASE(device_clients),
+	KUNIT_CASE(device_client_refuses),
 	KUNIT_CASE(device_removal_live),
 	KUNIT_CASE(device_request_while_unregistering),
 	KUNIT_CASE(device_leak_gives_up),

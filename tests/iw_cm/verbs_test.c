@@ -208,8 +208,12 @@ static void verbs_pd_users(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_EXPECT_PTR_EQ(test, pd->device, u->dev);
-	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ib_alloc_pd(u->dev, 1)),
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ib_alloc_pd(u->dev, 2)),
 			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR_OR_ZERO(ib_alloc_pd(u->dev,
+						    IB_PD_UNSAFE_GLOBAL_RKEY)),
+			-EOPNOTSUPP);
 	qp = kiwi_create_qp(pd, &init);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
 	mr = kiwi_reg_kernel_mr(pd, buf, 64, IB_ACCESS_LOCAL_WRITE);

@@ -273,6 +273,90 @@ static void rdmacm_resolve_parallel(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kiwi_rt_rec(rt, 1).id, a);
 }
 
+static int bind_to(struct rdma_cm_id *id, int family, const char *ip,
+		   u16 port)
+{
+	struct sockaddr_storage ss;
+
+	kiwi_rt_addr(&ss, family, ip, port);
+	return rdma_bind_addr(id, (struct sockaddr *)&ss);
+}
+
+/*
+ * Linux's port sharing: rdma_set_afonly() ids of two families share a
+ * wildcard port; rdma_set_reuseaddr() ids share a port until one listens.
+ */
+static void rdmacm_bind_share(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *v6 = kiwi_rt_id(rt), *v4 = kiwi_rt_id(rt);
+	struct rdma_cm_id *both = kiwi_rt_id(rt), *r1 = kiwi_rt_id(rt);
+	struct rdma_cm_id *r2 = kiwi_rt_id(rt), *plain = kiwi_rt_id(rt);
+
+	KUNIT_ASSERT_EQ(test, rdma_set_afonly(v6, 1), 0);
+	KUNIT_ASSERT_EQ(test, rdma_set_afonly(v4, 1), 0);
+	KUNIT_EXPECT_EQ(test, bind_to(v6, AF_INET6, "::", 9100), 0);
+	KUNIT_EXPECT_EQ(test, bind_to(v4, AF_INET, "0.0.0.0", 9100), 0);
+	/* an id that is not afonly collides with both wildcards */
+	KUNIT_EXPECT_EQ(test, bind_to(both, AF_INET, "127.0.0.1", 9100),
+			-EADDRINUSE);
+
+	KUNIT_ASSERT_EQ(test, rdma_set_reuseaddr(r1, 1), 0);
+	KUNIT_ASSERT_EQ(test, rdma_set_reuseaddr(r2, 1), 0);
+	KUNIT_EXPECT_EQ(test, bind_to(r1, AF_INET, "127.0.0.1", 9101), 0);
+	KUNIT_EXPECT_EQ(test, bind_to(r2, AF_INET, "127.0.0.1", 9101), 0);
+	KUNIT_EXPECT_EQ(test, bind_to(plain, AF_INET, "127.0.0.1", 9101),
+			-EADDRINUSE);
+	/* sharing ids may not listen on the port they share */
+	KUNIT_EXPECT_EQ(test, rdma_listen(r2, 0), -EADDRINUSE);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(r2), KIWI_RDMA_ADDR_BOUND);
+	kiwi_rt_destroy(rt, r1);
+	KUNIT_EXPECT_EQ(test, rdma_listen(r2, 0), 0);
+
+	/* when the options may change */
+	KUNIT_EXPECT_EQ(test, rdma_set_reuseaddr(v4, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_set_reuseaddr(r2, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_set_afonly(r2, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_set_afonly(v4, 0), 0);
+}
+
+/* rdma_listen() on an unbound id binds it to 0.0.0.0 and a free port. */
+static void rdmacm_listen_unbound(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *id = kiwi_rt_id(rt);
+	struct sockaddr_in *src = (void *)rdma_get_local_addr(id);
+	int low, high;
+
+	inet_get_local_port_range(&init_net, &low, &high);
+	KUNIT_ASSERT_EQ(test, rdma_listen(id, 0), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_state(id), KIWI_RDMA_LISTEN);
+	KUNIT_EXPECT_EQ(test, src->sin_family, AF_INET);
+	KUNIT_EXPECT_EQ(test, ntohl(src->sin_addr.s_addr), INADDR_ANY);
+	KUNIT_EXPECT_GE(test, ntohs(src->sin_port), low);
+	KUNIT_EXPECT_LE(test, ntohs(src->sin_port), high);
+}
+
+/* No event reaches a handler while the ULP holds rdma_lock_handler(). */
+static void rdmacm_lock_handler(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *id = kiwi_rt_id(rt);
+	struct sockaddr_storage dst;
+
+	kiwi_rt_addr(&dst, AF_INET, "127.0.0.1", 7471);
+	rdma_lock_handler(id);
+	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_count(rt), 0);
+	rdma_unlock_handler(id);
+	KUNIT_ASSERT_TRUE(test, kiwi_rt_wait(rt, 1));
+	KUNIT_EXPECT_EQ(test, kiwi_rt_rec(rt, 0).event,
+			RDMA_CM_EVENT_ADDR_RESOLVED);
+}
+
 static void rdmacm_bind_errors(struct kunit *test)
 {
 	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
@@ -311,6 +395,9 @@ static struct kunit_case rdmacm_addr_cases[] = {
 	KUNIT_CASE(rdmacm_bind_ports),
 	KUNIT_CASE(rdmacm_bind_ports_many),
 	KUNIT_CASE(rdmacm_resolve_parallel),
+	KUNIT_CASE(rdmacm_bind_share),
+	KUNIT_CASE(rdmacm_listen_unbound),
+	KUNIT_CASE(rdmacm_lock_handler),
 	KUNIT_CASE(rdmacm_bind_errors),
 	KUNIT_CASE(rdmacm_bind_no_device),
 	{}

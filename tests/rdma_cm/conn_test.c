@@ -245,7 +245,8 @@ static const char *const rt_call_names[RC_NR] = {
 /* What each call returns in each state (0: it is legal there). */
 static const int rt_expect[RT_NR][RC_NR] = {
 	/*            bind     route    listen   connect  accept   reject   disc */
-	[RT_IDLE] = { 0,       -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL },
+	/* listen binds an IDLE id to the wildcard first, as Linux does */
+	[RT_IDLE] = { 0,       -EINVAL, 0,       -EINVAL, -EINVAL, -EINVAL, -EINVAL },
 	[RT_BOUND] = { -EINVAL, -EINVAL, 0,      -EINVAL, -EINVAL, -EINVAL, -EINVAL },
 	[RT_ROUTE] = { -EINVAL, -EINVAL, -EINVAL, 0,      -EINVAL, -EINVAL, -EINVAL },
 	[RT_LISTEN] = { -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL },

@@ -290,13 +290,43 @@ struct kiwi_cm_id *cmt_listen(struct cmt *t)
 	return id;
 }
 
+static void cmt_qp_event(struct ib_event *ev, void *context)
+{
+	struct cmt *t = context;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->qp_events |= BIT(ev->event);
+	t->qp_event_qp = ev->element.qp;
+	spin_unlock_irqrestore(&t->lock, flags);
+	wake_up_all(&t->wq);
+}
+
+/**
+ * cmt_wait_qp_event() - wait for an asynchronous event on a fixture QP
+ * @t: the fixture
+ * @type: the event
+ *
+ * Return: the QP of the last event heard, or NULL if @type was not heard
+ * within CMT_WAIT_MS.
+ */
+struct ib_qp *cmt_wait_qp_event(struct cmt *t, enum ib_event_type type)
+{
+	if (!wait_event_timeout(t->wq, READ_ONCE(t->qp_events) & BIT(type),
+				msecs_to_jiffies(CMT_WAIT_MS)))
+		return NULL;
+	return READ_ONCE(t->qp_event_qp);
+}
+
 /**
  * cmt_qp_init() - a new QP with the caller's attributes
  * @t: the fixture
  * @init: CQs, queue sizes and cookie
  *
  * The QP gets the access rights @t->qp_access says (by default those
- * rdma_create_qp() gives). It is destroyed with the fixture.
+ * rdma_create_qp() gives), and its asynchronous events are recorded for
+ * cmt_wait_qp_event() unless @init names a handler. It is destroyed with
+ * the fixture.
  *
  * Return: the QP.
  */
@@ -310,6 +340,11 @@ struct ib_qp *cmt_qp_init(struct cmt *t, const struct ib_qp_init_attr *init)
 	/* Signalled sends only unless the test asks for all of them. */
 	a.qp_type = IB_QPT_RC;
 	a.sq_sig_type = t->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	/* Asynchronous events are recorded unless the test hears them. */
+	if (!a.event_handler && !a.qp_context) {
+		a.event_handler = cmt_qp_event;
+		a.qp_context = t;
+	}
 	qp = kiwi_create_qp(t->pd, &a);
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR(qp));
 	t->qps[t->nqps++] = qp;

@@ -70,6 +70,9 @@ struct cmt_rec {
  *	kiwi_create_qp() gives
  * @sig_all: cmt_qp_init() makes QPs of IB_SIGNAL_ALL_WR, not the
  *	default IB_SIGNAL_REQ_WR
+ * @qp_events: BIT(enum ib_event_type) of the asynchronous events its
+ *	QPs heard (@lock)
+ * @qp_event_qp: the QP of the last one
  */
 struct cmt {
 	struct kunit *test;
@@ -92,6 +95,8 @@ struct cmt {
 	u16 port;
 	u32 qp_access;
 	bool sig_all;
+	unsigned long qp_events;
+	struct ib_qp *qp_event_qp;
 };
 
 #define CMT_QP_AS_CREATED	U32_MAX
@@ -120,6 +125,7 @@ struct ib_qp *cmt_qp_init(struct cmt *t,
 struct kiwi_cm_id *cmt_connect_param(struct cmt *t, u16 port,
 				     const struct kiwi_conn_param *p);
 u32 cmt_qp(struct cmt *t);
+struct ib_qp *cmt_wait_qp_event(struct cmt *t, enum ib_event_type type);
 void cmt_destroy_qp(struct cmt *t, struct ib_qp *qp);
 void *cmt_buf(struct cmt *t, size_t len);
 struct ib_mr *cmt_mr(struct cmt *t, void *buf, size_t len, u32 access);

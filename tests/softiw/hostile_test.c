@@ -560,8 +560,13 @@ static void hostile_terminate_msn(struct kunit *test, u16 port, u32 msn)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_terminate(p.qp, &ctrl), msn == 1);
-	if (msn == 1)
+	if (msn == 1) {
 		KUNIT_EXPECT_EQ(test, ctrl, 0x01020000U);
+		/* the QP's owner hears the peer's TERMINATE as a fatal error */
+		KUNIT_EXPECT_PTR_EQ(test,
+				    cmt_wait_qp_event(t, IB_EVENT_QP_FATAL),
+				    p.qp);
+	}
 	cmt_raw_close(p.s, false);
 	cmt_teardown(t);
 }
@@ -1626,6 +1631,16 @@ static void hostile_access(struct kunit *test)
 				       stag, to, "12345678", c->len);
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
 	hostile_expect_term(t, &p, c->layer_etype, c->ecode);
+	/*
+	 * Its owner hears the QP end: an access error for a protection
+	 * rule (tagged DDP, RDMAP protection), a request error otherwise.
+	 */
+	KUNIT_EXPECT_PTR_EQ(test,
+			    cmt_wait_qp_event(t, (c->layer_etype == 0x11 ||
+						  c->layer_etype == 0x01) ?
+					      IB_EVENT_QP_ACCESS_ERR :
+					      IB_EVENT_QP_REQ_ERR),
+			    p.qp);
 	for (i = 0; i < 1024; i++)
 		if (mem[i] != HOSTILE_GUARD)
 			break;

@@ -14,6 +14,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <rdma/rw.h>
 
 #include "cm_fixture.h"
 #include "softiw.h"
@@ -28,12 +29,16 @@
  * @qp: the active side (0) and the passive side (1)
  * @buf: a buffer of VT_LEN bytes for each
  * @dma: its DMA address, mapped with ib_dma_map_single()
+ * @rdma_ctxs: cap.max_rdma_ctxs of QP 0
+ * @send_sge: cap.max_send_sge of QP 0 if not 0
  */
 struct vt_pair {
 	struct cmt *t;
 	struct ib_qp *qp[2];
 	u8 *buf[2];
 	u64 dma[2];
+	u32 rdma_ctxs;
+	u32 send_sge;
 };
 
 static void vt_init(struct ib_qp_init_attr *init, struct ib_cq *scq,
@@ -60,6 +65,9 @@ static void vt_connect_cqs(struct vt_pair *p, struct ib_cq *scq,
 	int i;
 
 	vt_init(&init, scq ?: t->cq, rcq ?: t->cq);
+	init.cap.max_rdma_ctxs = p->rdma_ctxs;
+	if (p->send_sge)
+		init.cap.max_send_sge = p->send_sge;
 	p->qp[0] = cmt_qp_init(t, &init);
 	vt_init(&init, t->cq, t->cq);
 	p->qp[1] = cmt_qp_init(t, &init);
@@ -611,6 +619,100 @@ static void verbs_drain_qp(struct kunit *test)
 	ib_free_cq(cq);
 }
 
+#define VT_RW_PAGES	3
+
+/* The next completion on @cq, which must be a success of @opcode. */
+static void vt_expect_wc(struct kunit *test, struct ib_cq *cq,
+			 enum ib_wc_opcode opcode)
+{
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, vt_poll(cq, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, opcode);
+}
+
+/*
+ * The rw API on softiw: a READ of three pages into a scatterlist goes by
+ * one fast-registered MR of the QP's pool (REG_MR, READ: two work
+ * requests; LOCAL_INV first when the MR is used again); a WRITE of three
+ * entries by the local_dma_lkey, in two WRITEs of the QP's two SGEs. The
+ * pool has max_rdma_ctxs MRs: a context beyond them gets -EAGAIN.
+ */
+static void verbs_rw(struct kunit *test)
+{
+	struct vt_pair *p = vt_setup(test, VT_PORT + 8);
+	const u32 len = VT_RW_PAGES * PAGE_SIZE;
+	struct scatterlist sg[VT_RW_PAGES];
+	struct rdma_rw_ctx ctx, busy;
+	struct page *pages[VT_RW_PAGES];
+	struct ib_qp *qp;
+	struct ib_mr *mr;
+	u8 *peer;
+	int i, round;
+
+	p->rdma_ctxs = 1;
+	p->send_sge = 2;
+	vt_connect(p, NULL);
+	qp = p->qp[0];
+
+	peer = cmt_buf(p->t, len);
+	mr = cmt_mr(p->t, peer, len, IB_ACCESS_LOCAL_WRITE |
+		    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE);
+	sg_init_table(sg, VT_RW_PAGES);
+	for (i = 0; i < VT_RW_PAGES; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		sg_set_page(&sg[i], pages[i], PAGE_SIZE, 0);
+	}
+
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < len; i++)
+			peer[i] = i * 7 + round;
+		for (i = 0; i < VT_RW_PAGES; i++)
+			memset(page_address(pages[i]), 0, PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, rdma_rw_ctx_init(&ctx, qp, 1, sg,
+						       VT_RW_PAGES, 0,
+						       mr->iova, mr->rkey,
+						       DMA_FROM_DEVICE),
+				round ? 3 : 2);
+		KUNIT_EXPECT_EQ(test, rdma_rw_ctx_init(&busy, qp, 1, sg,
+						       VT_RW_PAGES, 0,
+						       mr->iova, mr->rkey,
+						       DMA_FROM_DEVICE),
+				-EAGAIN);
+		KUNIT_ASSERT_EQ(test, rdma_rw_ctx_post(&ctx, qp, 1, NULL,
+						       NULL), 0);
+		vt_expect_wc(test, p->t->cq, IB_WC_RDMA_READ);
+		rdma_rw_ctx_destroy(&ctx, qp, 1, sg, VT_RW_PAGES,
+				    DMA_FROM_DEVICE);
+		for (i = 0; i < VT_RW_PAGES; i++)
+			KUNIT_EXPECT_EQ(test,
+					memcmp(page_address(pages[i]),
+					       peer + i * PAGE_SIZE,
+					       PAGE_SIZE), 0);
+	}
+
+	for (i = 0; i < VT_RW_PAGES; i++)
+		memset(page_address(pages[i]), 0x5a + i, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, rdma_rw_ctx_init(&ctx, qp, 1, sg, VT_RW_PAGES,
+					       0, mr->iova, mr->rkey,
+					       DMA_TO_DEVICE), 2);
+	KUNIT_ASSERT_EQ(test, rdma_rw_ctx_post(&ctx, qp, 1, NULL, NULL), 0);
+	vt_expect_wc(test, p->t->cq, IB_WC_RDMA_WRITE);
+	rdma_rw_ctx_destroy(&ctx, qp, 1, sg, VT_RW_PAGES, DMA_TO_DEVICE);
+	for (i = 0; i < VT_RW_PAGES; i++)
+		KUNIT_EXPECT_PTR_EQ(test, memchr_inv(peer + i * PAGE_SIZE,
+						     0x5a + i, PAGE_SIZE),
+				    NULL);
+
+	KUNIT_EXPECT_EQ(test, rdma_rw_mr_factor(p->t->dev, 1, 256), 1U);
+	KUNIT_EXPECT_EQ(test, rdma_rw_mr_factor(p->t->dev, 1, 257), 2U);
+	cmt_teardown(p->t);
+	for (i = 0; i < VT_RW_PAGES; i++)
+		__free_page(pages[i]);
+}
+
 static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(verbs_local_dma_lkey),
 	KUNIT_CASE(verbs_sig_all),
@@ -619,6 +721,7 @@ static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(verbs_fast_reg),
 	KUNIT_CASE(verbs_fast_reg_read_sink),
 	KUNIT_CASE(verbs_drain_qp),
+	KUNIT_CASE(verbs_rw),
 	{}
 };
 
