@@ -328,7 +328,8 @@ EXPORT_SYMBOL_GPL(kiwi_free_cq);
  *	(ib_cq_pool_get())
  * @dev: the device
  * @nr_cqe: entries the QP needs
- * @comp_vector_hint: the completion vector wanted, or -1 for any
+ * @comp_vector_hint: the completion vector wanted (modulo the device's
+ *	num_comp_vectors, as Linux takes it), or -1 for any
  * @poll_ctx: how its done callbacks run; not IB_POLL_DIRECT
  *
  * kiwi's pool gives each caller a CQ of its own, of @nr_cqe entries:
@@ -346,6 +347,8 @@ struct ib_cq *kiwi_cq_pool_get(struct ib_device *dev, unsigned int nr_cqe,
 
 	if (poll_ctx == IB_POLL_DIRECT || !nr_cqe || nr_cqe > INT_MAX)
 		return ERR_PTR(-EINVAL);
+	if (comp_vector_hint >= 0)
+		comp_vector_hint %= max(dev->num_comp_vectors, 1);
 	cq = kiwi_alloc_cq(dev, NULL, nr_cqe, comp_vector_hint, poll_ctx);
 	if (IS_ERR(cq))
 		return cq;

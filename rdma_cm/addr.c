@@ -375,7 +375,9 @@ static void kiwi_rdma_set_query(struct kiwi_rdma_priv *priv, const void *arg)
  * @timeout_ms: how long neighbour resolution may take, in milliseconds
  *
  * Looks the route to @dst_addr up in the id's namespace; its egress
- * interface names the kiwi device (loopback included). Then the next hop's
+ * interface names the kiwi device (loopback included; for an address of
+ * this host, the device of the interface holding it, if it has one, as
+ * in Linux). Then the next hop's
  * link-layer address is resolved (ARP or neighbour discovery) unless the
  * interface needs none. The outcome comes as ADDR_RESOLVED or ADDR_ERROR
  * (status: the routing error, -ENODEV without a kiwi device on the egress
@@ -532,6 +534,34 @@ static int kiwi_rdma_neigh(struct kiwi_rdma_priv *priv, struct dst_entry *de)
 }
 
 /*
+ * The kiwi device a route's egress interface @nd stands for: its own; or,
+ * for a destination on this host (egress through loopback), as in
+ * Linux, the device of the interface holding the destination address if
+ * it has one, so that a client reaches a server of the same namespace
+ * on the server's RNIC. Sets the id's ifindex to the interface used.
+ */
+static struct ib_device *kiwi_rdma_egress_device(struct kiwi_rdma_priv *priv,
+						 struct net_device *nd)
+{
+	struct net_device *owner = NULL;
+	struct ib_device *dev = NULL;
+
+	if (nd->flags & IFF_LOOPBACK)
+		owner = kiwi_rdma_addr_netdev(priv->net,
+					      &priv->id.route.addr.dst_addr);
+	if (owner && owner != nd) {
+		dev = kiwi_device_get_by_netdev(owner);
+		if (dev)
+			priv->id.route.ifindex = owner->ifindex;
+	}
+	dev_put(owner);
+	if (dev)
+		return dev;
+	priv->id.route.ifindex = nd->ifindex;
+	return kiwi_device_get_by_netdev(nd);
+}
+
+/*
  * Route lookup (and, for address resolution, the neighbour) for the id;
  * it gets the egress device unless it has one.
  */
@@ -547,8 +577,7 @@ static int kiwi_rdma_lookup(struct kiwi_rdma_priv *priv, bool addr)
 		ret = kiwi_rdma_route6(priv, &de);
 	if (ret)
 		return ret;
-	priv->id.route.ifindex = de->dev->ifindex;
-	dev = kiwi_device_get_by_netdev(de->dev);
+	dev = kiwi_rdma_egress_device(priv, de->dev);
 	ret = !dev && !priv->id.device ? -ENODEV : 0;
 	if (!ret && addr)
 		ret = kiwi_rdma_neigh(priv, de);

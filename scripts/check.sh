@@ -10,7 +10,8 @@
 #                          globs (a suite name selects the module that holds
 #                          it); default: every kiwi_*_test module, then
 #                          "samples" (make demo's VM on the test kernel,
-#                          one case)
+#                          one case) and "nvme" (Linux's NVMe-oF RDMA host
+#                          and target over kiwi, a case per step)
 #      KIWI_SKIP_STATIC=1  skip the static checks (quick iteration)
 #      KIWI_SUITE_TIMEOUT  seconds a test module may run (default 300)
 #      KIWI_BOOT_TIMEOUT   seconds a VM may take to boot (default 180)
@@ -33,6 +34,10 @@ out=$build/testk
 build_modules "$out" "$kdir"
 echo "ok: no warnings"
 
+step "Linux's NVMe-oF RDMA host and target against kiwi and the test kernel"
+build_ulps "$out" "$kdir" "$(bash "$top/scripts/test-kernel.sh" --source)" \
+	'nvme-*'
+
 # Test modules, in run order; harness self-tests only when asked for.
 mapfile -t all < <(cd "$out" && find tests -name 'kiwi_*.ko' |
 	sed 's|.*/||; s|\.ko$||' | grep -v '^kiwi_testlib$' | sort)
@@ -50,18 +55,20 @@ for m in "${all[@]}"; do
 		case $g in ${m%_test} | ${m%_test}_*) selected="$selected $m"; break ;; esac
 	done
 done
-# The sample ULPs: make demo's VM on the debug test kernel.
-samples=0
+# The sample ULPs (make demo's VM on the debug test kernel) and NVMe-oF.
+samples=0 nvme=0
 if [ -z "${SUITES:-}" ]; then
-	samples=1
+	samples=1 nvme=1
 else
 	for g in ${SUITES//,/ }; do
 		# shellcheck disable=SC2053
 		if [[ samples == $g ]]; then samples=1; fi
+		# shellcheck disable=SC2053
+		if [[ nvme == $g ]]; then nvme=1; fi
 	done
 fi
 set +f
-[ -n "$selected" ] || [ "$samples" = 1 ] ||
+[ -n "$selected" ] || [ "$samples" = 1 ] || [ "$nvme" = 1 ] ||
 	die "SUITES='${SUITES:-}' selects no test module"
 
 # The interoperability suite runs in a VM of its own: it needs Linux's siw
@@ -141,6 +148,18 @@ if [ "$samples" = 1 ]; then
 			tail -n 5 "$build/samples.log"
 		fi
 		echo "samples: FAILED (log: $build/samples.log)"
+	fi
+fi
+
+if [ "$nvme" = 1 ]; then
+	bash "$top/scripts/nvme.sh" "$kdir" "$out" "$vm/nvme" || rc=1
+	if [ -r "$vm/nvme/summary" ]; then
+		read -r p f k <"$vm/nvme/summary"
+		total_pass=$((total_pass + p))
+		total_fail=$((total_fail + f))
+	else
+		total_fail=$((total_fail + 1))
+		echo "VM nvme: no summary (see $vm/nvme/console.log)"
 	fi
 fi
 

@@ -55,11 +55,14 @@ build_bench() {
 # Module.symvers of kiwi's build in $1. Fail on any warning (modpost's
 # "undefined" among them), and on an RDMA symbol the module needs that
 # is not one of kiwi's exports (nm -u shows no bare ib_ or rdma_ symbol).
+# With $4, only the ULPs whose names match that glob.
 build_ulps() {
-	local dst=$1 kdir=$2 src=$3 name obj files dir logf f sym
+	local dst=$1 kdir=$2 src=$3 only=${4:-*} name obj files dir logf f sym
 
 	while read -r name obj files; do
 		case $name in ''|'#'*) continue ;; esac
+		# shellcheck disable=SC2254
+		case $name in $only) ;; *) continue ;; esac
 		dir=$dst/ulp/$name
 		logf=$dir/build.log
 		rm -rf "$dir"

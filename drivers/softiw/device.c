@@ -9,6 +9,7 @@
  * notifier runs under rtnl and hands a vanished device to softiw_wq, which
  * unregisters it without holding any lock.
  */
+#include <linux/cpumask.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -72,6 +73,11 @@ static struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 	sdev->kdev.netdev = netdev;
 	sdev->kdev.ops = &softiw_ops;
 	sdev->kdev.iw_max_private_data = SOFTIW_MPA_ULP_PD_MAX;
+	/*
+	 * A vector per CPU, as Linux's siw: ULPs size their queues by the
+	 * vectors (NVMe-oF's I/O queues are at most num_comp_vectors).
+	 */
+	sdev->kdev.num_comp_vectors = num_possible_cpus();
 	INIT_LIST_HEAD(&sdev->node);
 	INIT_WORK(&sdev->detach_work, softiw_detach_work);
 	softiw_qps_init(sdev);

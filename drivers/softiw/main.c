@@ -8,6 +8,7 @@
 #include <kiwi/iw_cm.h>
 
 #include "cm.h"
+#include "softiw.h"
 
 static char *softiw_netdevs = "";
 module_param_named(netdevs, softiw_netdevs, charp, 0444);
@@ -23,15 +24,19 @@ static int __init kiwi_softiw_init(void)
 	ret = softiw_cm_init();
 	if (ret)
 		return ret;
+	softiw_stats_init();
 	ret = softiw_devices_init(softiw_netdevs);
-	if (ret)
+	if (ret) {
+		softiw_stats_exit();
 		softiw_cm_exit();
+	}
 	return ret;
 }
 
 static void __exit kiwi_softiw_exit(void)
 {
 	softiw_devices_exit();
+	softiw_stats_exit();
 	softiw_cm_exit();
 }
 

@@ -478,6 +478,8 @@ static int softiw_rx_send_done(struct softiw_cep *cep)
 		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
 					SOFTIW_TERM_RDMAP_PROTECTION,
 					SOFTIW_TERM_RDMAP_NO_INV);
+	if (inv)
+		softiw_stat_inc(SOFTIW_STAT_REMOTE_INV);
 	rx->wqe = NULL;
 	rx->msn++;
 	ret = softiw_wq_complete(sqp, &sqp->rq, IB_WC_SUCCESS, rx->mo, se,

@@ -61,6 +61,32 @@ struct softiw_device {
 struct softiw_cep;
 
 /**
+ * enum softiw_stat - work the data path counts (stats.c)
+ * @SOFTIW_STAT_SEND: SENDs transmitted
+ * @SOFTIW_STAT_SEND_INV: SENDs with Invalidate transmitted
+ * @SOFTIW_STAT_WRITE: RDMA WRITEs transmitted
+ * @SOFTIW_STAT_READ: RDMA Read Requests transmitted
+ * @SOFTIW_STAT_REG_MR: fast registrations carried out
+ * @SOFTIW_STAT_LOCAL_INV: local invalidations carried out
+ * @SOFTIW_STAT_REMOTE_INV: STags a peer's SEND with Invalidate invalidated
+ * @SOFTIW_NR_STATS: number of counters
+ */
+enum softiw_stat {
+	SOFTIW_STAT_SEND,
+	SOFTIW_STAT_SEND_INV,
+	SOFTIW_STAT_WRITE,
+	SOFTIW_STAT_READ,
+	SOFTIW_STAT_REG_MR,
+	SOFTIW_STAT_LOCAL_INV,
+	SOFTIW_STAT_REMOTE_INV,
+	SOFTIW_NR_STATS
+};
+
+void softiw_stat_inc(enum softiw_stat which);
+void softiw_stats_init(void);
+void softiw_stats_exit(void);
+
+/**
  * struct softiw_mr_piece - a contiguous part of an MR
  * @start: offset of its first byte in the MR
  * @page: its first page (the others follow it), or NULL for a kernel

@@ -434,6 +434,33 @@ static struct softiw_wqe *softiw_tx_next_wqe(const struct softiw_tx *tx,
 	return wqe;
 }
 
+/* A work request starts: count it. */
+static void softiw_tx_count(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+		softiw_stat_inc(SOFTIW_STAT_SEND);
+		break;
+	case IB_WR_SEND_WITH_INV:
+		softiw_stat_inc(SOFTIW_STAT_SEND_INV);
+		break;
+	case IB_WR_RDMA_WRITE:
+		softiw_stat_inc(SOFTIW_STAT_WRITE);
+		break;
+	case IB_WR_RDMA_READ:
+		softiw_stat_inc(SOFTIW_STAT_READ);
+		break;
+	case IB_WR_LOCAL_INV:
+		softiw_stat_inc(SOFTIW_STAT_LOCAL_INV);
+		break;
+	case IB_WR_REG_MR:
+		softiw_stat_inc(SOFTIW_STAT_REG_MR);
+		break;
+	default:
+		break;
+	}
+}
+
 /*
  * Frame the next segment of the current message, or start one.
  * Return: 0, -ENODATA if there is nothing to send, -EPROTO for a Read
@@ -458,6 +485,8 @@ static int softiw_tx_frame(struct softiw_cep *cep)
 			return -ENODATA;
 		tx->rresp_last = tx->rresp;
 		tx->wqe = wqe;
+		if (wqe)
+			softiw_tx_count(wqe->opcode);
 	}
 	if (softiw_tx_buf(cep))
 		return -ENOMEM;

@@ -337,6 +337,46 @@ static void rdmacm_listen_unbound(struct kunit *test)
 	KUNIT_EXPECT_LE(test, ntohs(src->sin_port), high);
 }
 
+/* Resolve @id to @ip:7471 and return the device it was given. */
+static struct ib_device *resolve_dev(struct kiwi_rt *rt, struct rdma_cm_id *id,
+				     const char *ip, int n)
+{
+	struct sockaddr_storage dst;
+
+	kiwi_rt_addr(&dst, AF_INET, ip, 7471);
+	KUNIT_ASSERT_EQ(rt->test, rdma_resolve_addr(id, NULL,
+						    (struct sockaddr *)&dst,
+						    2000), 0);
+	KUNIT_ASSERT_TRUE(rt->test, kiwi_rt_wait(rt, n));
+	KUNIT_EXPECT_EQ(rt->test, kiwi_rt_rec(rt, n - 1).event,
+			RDMA_CM_EVENT_ADDR_RESOLVED);
+	return id->device;
+}
+
+/*
+ * An address of this host is reached through loopback, but, as in
+ * Linux, on the RNIC of the interface holding it when that one has one
+ * (NVMe-oF's host and target in one namespace); else on loopback's.
+ */
+static void rdmacm_resolve_local_owner(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct net_device *kv0 = dev_get_by_name(&init_net, "kv0");
+	struct kiwi_mock *m;
+
+	KUNIT_ASSERT_NOT_NULL(test, kv0);
+	KUNIT_EXPECT_PTR_EQ(test, resolve_dev(rt, kiwi_rt_id(rt),
+					      "198.18.0.1", 1), &rt->m->dev);
+	m = *kiwi_rt_mock(rt, kv0, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, resolve_dev(rt, kiwi_rt_id(rt),
+					      "198.18.0.1", 2), &m->dev);
+	KUNIT_EXPECT_EQ(test, kiwi_rt_rec(rt, 1).id->route.ifindex,
+			kv0->ifindex);
+	KUNIT_EXPECT_PTR_EQ(test, resolve_dev(rt, kiwi_rt_id(rt),
+					      "127.0.0.1", 3), &rt->m->dev);
+	dev_put(kv0);
+}
+
 /* No event reaches a handler while the ULP holds rdma_lock_handler(). */
 static void rdmacm_lock_handler(struct kunit *test)
 {
@@ -395,6 +435,7 @@ static struct kunit_case rdmacm_addr_cases[] = {
 	KUNIT_CASE(rdmacm_bind_ports),
 	KUNIT_CASE(rdmacm_bind_ports_many),
 	KUNIT_CASE(rdmacm_resolve_parallel),
+	KUNIT_CASE(rdmacm_resolve_local_owner),
 	KUNIT_CASE(rdmacm_bind_share),
 	KUNIT_CASE(rdmacm_listen_unbound),
 	KUNIT_CASE(rdmacm_lock_handler),

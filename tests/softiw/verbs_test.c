@@ -636,7 +636,8 @@ static void vt_expect_wc(struct kunit *test, struct ib_cq *cq,
  * The rw API on softiw: a READ of three pages into a scatterlist goes by
  * one fast-registered MR of the QP's pool (REG_MR, READ: two work
  * requests; LOCAL_INV first when the MR is used again); a WRITE of three
- * entries by the local_dma_lkey, in two WRITEs of the QP's two SGEs. The
+ * entries by the local_dma_lkey, in two WRITEs of the QP's two SGEs,
+ * chained to a SEND (only the SEND signaled). The
  * pool has max_rdma_ctxs MRs: a context beyond them gets -EAGAIN.
  */
 static void verbs_rw(struct kunit *test)
@@ -646,6 +647,10 @@ static void verbs_rw(struct kunit *test)
 	struct scatterlist sg[VT_RW_PAGES];
 	struct rdma_rw_ctx ctx, busy;
 	struct page *pages[VT_RW_PAGES];
+	struct ib_send_wr send;
+	struct ib_sge send_sge;
+	unsigned int seen = 0;
+	struct ib_wc wc;
 	struct ib_qp *qp;
 	struct ib_mr *mr;
 	u8 *peer;
@@ -698,8 +703,25 @@ static void verbs_rw(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_rw_ctx_init(&ctx, qp, 1, sg, VT_RW_PAGES,
 					       0, mr->iova, mr->rkey,
 					       DMA_TO_DEVICE), 2);
-	KUNIT_ASSERT_EQ(test, rdma_rw_ctx_post(&ctx, qp, 1, NULL, NULL), 0);
-	vt_expect_wc(test, p->t->cq, IB_WC_RDMA_WRITE);
+	/*
+	 * A WRITE completes when its data is sent, not placed: chain a
+	 * SEND behind it, as nvmet chains its response. Once the SEND is
+	 * received, the WRITEs are placed; only the SEND is signaled.
+	 */
+	KUNIT_ASSERT_EQ(test, vt_recv(p, 9), 0);
+	send_sge = vt_sge(p, 0);
+	send = (struct ib_send_wr) { .wr_id = 8, .sg_list = &send_sge,
+				     .num_sge = 1, .opcode = IB_WR_SEND,
+				     .send_flags = IB_SEND_SIGNALED };
+	KUNIT_ASSERT_EQ(test, rdma_rw_ctx_post(&ctx, qp, 1, NULL, &send), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, vt_poll(p->t->cq, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		seen |= BIT(wc.opcode == IB_WC_RECV);
+		KUNIT_EXPECT_EQ(test, wc.wr_id,
+				wc.opcode == IB_WC_RECV ? 9ULL : 8ULL);
+	}
+	KUNIT_EXPECT_EQ(test, seen, 3U);
 	rdma_rw_ctx_destroy(&ctx, qp, 1, sg, VT_RW_PAGES, DMA_TO_DEVICE);
 	for (i = 0; i < VT_RW_PAGES; i++)
 		KUNIT_EXPECT_PTR_EQ(test, memchr_inv(peer + i * PAGE_SIZE,
