@@ -323,11 +323,20 @@ int kiwi_rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_bind_addr);
 
-/* Bind an IDLE id to @src, or to the wildcard address of @dst's family. */
-static int kiwi_rdma_autobind(struct kiwi_rdma_priv *priv,
-			      struct sockaddr *src, const struct sockaddr *dst)
+/**
+ * kiwi_rdma_autobind() - bind an IDLE id before it resolves or listens
+ * @priv: the id; nothing happens unless it is IDLE
+ * @src: the address to bind to, or NULL for the wildcard address of
+ *	@family and a free port
+ * @family: AF_INET or AF_INET6
+ *
+ * Context: process context; sleeps.
+ * Return: 0 or the error of kiwi_rdma_bind_addr().
+ */
+int kiwi_rdma_autobind(struct kiwi_rdma_priv *priv, struct sockaddr *src,
+		       sa_family_t family)
 {
-	struct sockaddr_storage any = { .ss_family = dst->sa_family };
+	struct sockaddr_storage any = { .ss_family = family };
 
 	if (kiwi_rdma_state_of(priv) != KIWI_RDMA_IDLE)
 		return 0;
@@ -401,7 +410,7 @@ int kiwi_rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		return -EAFNOSUPPORT;
 	if (src_addr && src_addr->sa_family != dst_addr->sa_family)
 		return -EINVAL;
-	ret = kiwi_rdma_autobind(priv, src_addr, dst_addr);
+	ret = kiwi_rdma_autobind(priv, src_addr, dst_addr->sa_family);
 	if (ret)
 		return ret;
 	if (id->route.addr.src_addr.ss_family != dst_addr->sa_family)

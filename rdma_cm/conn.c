@@ -92,13 +92,9 @@ int kiwi_rdma_listen(struct rdma_cm_id *id, int backlog)
 	int ret;
 
 	might_sleep();
-	if (kiwi_rdma_state_of(priv) == KIWI_RDMA_IDLE) {
-		struct sockaddr_in any = { .sin_family = AF_INET };
-
-		ret = kiwi_rdma_bind_addr(id, (struct sockaddr *)&any);
-		if (ret)
-			return ret;
-	}
+	ret = kiwi_rdma_autobind(priv, NULL, AF_INET);
+	if (ret)
+		return ret;
 	ret = kiwi_rdma_enter(priv, KIWI_RDMA_CALL_LISTEN);
 	if (ret)
 		return ret;

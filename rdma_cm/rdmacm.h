@@ -251,6 +251,8 @@ int kiwi_rdma_live_ids(void);
 /* addr.c */
 int kiwi_rdma_port_get(struct kiwi_rdma_priv *priv);
 int kiwi_rdma_port_listen_ok(struct kiwi_rdma_priv *priv);
+int kiwi_rdma_autobind(struct kiwi_rdma_priv *priv, struct sockaddr *src,
+		       sa_family_t family);
 void kiwi_rdma_port_put(struct kiwi_rdma_priv *priv);
 void kiwi_rdma_port_local(struct kiwi_rdma_priv *priv,
 			  struct sockaddr_storage *local);
