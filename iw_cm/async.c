@@ -78,7 +78,8 @@ void kiwi_qp_event_stop(struct ib_qp *qp, bool sync)
  * @type: IB_EVENT_QP_FATAL (a local error ended the QP),
  *	IB_EVENT_QP_REQ_ERR (the peer sent what the QP could not carry out),
  *	IB_EVENT_QP_ACCESS_ERR (the peer broke a memory protection rule), or
- *	another QP event of enum ib_event_type
+ *	another QP event of enum ib_event_type; any other value is a
+ *	provider bug, warned about once and dropped
  *
  * The QP's event_handler hears it in process context, unless the QP has
  * none or is being destroyed: ib_destroy_qp() ends delivery. Raising is
@@ -90,7 +91,8 @@ void kiwi_qp_event(struct ib_qp *qp, enum ib_event_type type)
 {
 	unsigned long flags;
 
-	if (WARN_ON_ONCE(!(BIT(type) & KIWI_QP_EVENTS)) || !qp->event_handler)
+	if (WARN_ON_ONCE((unsigned int)type >= BITS_PER_LONG ||
+			 !(BIT(type) & KIWI_QP_EVENTS)) || !qp->event_handler)
 		return;
 	spin_lock_irqsave(&qp->ev_lock, flags);
 	if (!qp->ev_dead) {

@@ -289,7 +289,9 @@ int kiwi_destroy_qp(struct ib_qp *qp)
 	if (!dev)
 		return 0;	/* orphaned: its provider is gone */
 	kiwi_qp_event_stop(qp, true);
+	/* what the ULP left in its pools, with the rw API's */
 	kiwi_mr_pool_destroy(qp, &qp->rdma_mrs);
+	kiwi_mr_pool_destroy(qp, &qp->sig_mrs);
 	kiwi_verbs_untrack(dev, &qp->node);
 	dev->ops->destroy_qp(qp);
 	atomic_dec(&scq->usecnt);
