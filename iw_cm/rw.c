@@ -242,8 +242,8 @@ static int kiwi_rw_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
  * @rkey: the peer's STag
  * @dir: DMA_TO_DEVICE for a WRITE to the peer, DMA_FROM_DEVICE for a READ
  *
- * Context: process or softirq context; allocates with GFP_KERNEL for a
- * WRITE of several work requests or a READ, so: process context for them.
+ * Context: process context (a WRITE of one work request allocates
+ * nothing; the others allocate with GFP_KERNEL).
  * Return: the send queue entries the operation takes (what the caller
  * must have room for), or -EINVAL for bad arguments, -ENOMEM, -EIO if
  * mapping failed, -EAGAIN if the QP's MR pool is empty (retry once a

@@ -735,6 +735,82 @@ static void verbs_rw(struct kunit *test)
 		__free_page(pages[i]);
 }
 
+/*
+ * Bad input to the pools and the rw API: each call refuses with an errno
+ * and takes nothing (the QP's pool keeps its MR, mapped entries are
+ * unmapped); what kiwi lacks (integrity, SRQs) says -EOPNOTSUPP.
+ */
+static void verbs_rw_refused(struct kunit *test)
+{
+	struct vt_pair *p = vt_setup(test, VT_PORT + 9);
+	struct ib_srq_init_attr srq_attr = { .attr = { .max_wr = 4 } };
+	struct scatterlist sg;
+	struct rdma_rw_ctx ctx;
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	struct ib_mr *mr;
+	u8 *buf;
+
+	p->rdma_ctxs = 1;
+	vt_connect(p, NULL);
+	qp = p->qp[0];
+	buf = cmt_buf(p->t, PAGE_SIZE);
+	sg_init_one(&sg, buf, PAGE_SIZE);
+
+	/* CQ pool */
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ib_cq_pool_get(p->t->dev, 8, 0,
+							     IB_POLL_DIRECT)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ib_cq_pool_get(p->t->dev, 0, 0,
+							     IB_POLL_WORKQUEUE)),
+			-EINVAL);
+	cq = ib_cq_pool_get(p->t->dev, 8, 1000, IB_POLL_WORKQUEUE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	KUNIT_EXPECT_LT(test, cq->comp_vector,
+			(unsigned int)p->t->dev->num_comp_vectors);
+	ib_cq_pool_put(cq, 8);
+
+	/* MR pool: integrity refused; the rw pool has its one MR */
+	KUNIT_EXPECT_EQ(test, ib_mr_pool_init(qp, &qp->sig_mrs, 1,
+					      IB_MR_TYPE_INTEGRITY, 4, 4),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_TRUE(test, list_empty(&qp->sig_mrs));
+	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	KUNIT_EXPECT_NULL(test, ib_mr_pool_get(qp, &qp->rdma_mrs));
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 1);
+	/* a READ needs a pool MR: none left */
+	KUNIT_EXPECT_EQ(test, rdma_rw_ctx_init(&ctx, qp, 1, &sg, 1, 0, 0, 0,
+					       DMA_FROM_DEVICE), -EAGAIN);
+	ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
+	KUNIT_EXPECT_EQ(test, qp->mrs_used, 0);
+
+	/* rw: no entries, a bidirectional transfer, an offset past the end */
+	KUNIT_EXPECT_EQ(test, rdma_rw_ctx_init(&ctx, qp, 1, &sg, 0, 0, 0, 0,
+					       DMA_TO_DEVICE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_rw_ctx_init(&ctx, qp, 1, &sg, 1, 0, 0, 0,
+					       DMA_BIDIRECTIONAL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_rw_ctx_init(&ctx, qp, 1, &sg, 1, PAGE_SIZE,
+					       0, 0, DMA_FROM_DEVICE), -EINVAL);
+	/* the failed READ gave its MR back */
+	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
+	KUNIT_EXPECT_NOT_NULL(test, mr);
+	if (mr)
+		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
+	KUNIT_EXPECT_EQ(test, rdma_rw_ctx_signature_init(&ctx, qp, 1, &sg, 1,
+							 NULL, 0, NULL, 0, 0,
+							 DMA_TO_DEVICE),
+			-EOPNOTSUPP);
+
+	/* what kiwi has not */
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ib_create_srq(p->t->pd,
+							    &srq_attr)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ib_map_mr_sg_pi(mr, &sg, 1, NULL, NULL, 0, NULL,
+					      PAGE_SIZE), -EOPNOTSUPP);
+	cmt_teardown(p->t);
+}
+
 static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(verbs_local_dma_lkey),
 	KUNIT_CASE(verbs_sig_all),
@@ -744,6 +820,7 @@ static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(verbs_fast_reg_read_sink),
 	KUNIT_CASE(verbs_drain_qp),
 	KUNIT_CASE(verbs_rw),
+	KUNIT_CASE(verbs_rw_refused),
 	{}
 };
 
