@@ -6,9 +6,13 @@
 # the newest installed linux-image-*-amd64, boots that kernel under QEMU
 # TCG with a busybox initramfs (scripts/demo-init), runs the sample server
 # and client over loopback and over a veth pair between two network
-# namespaces, by SEND and by RDMA READ and WRITE, and prints the event
-# trace and a summary. Exits 0 only if every connection completed and
-# the console shows no kernel splat (nor, on the test kernel, a leak).
+# namespaces, by SEND and by RDMA READ and WRITE. Then Linux's NVMe over
+# Fabrics over kiwi: its RDMA host and target, built here from Debian's
+# linux-source-6.1 unmodified against kiwi's headers, export a ramdisk
+# and write, read back and compare it through /dev/nvme0n1. Prints the
+# event trace and a summary. Exits 0 only if every connection completed,
+# the NVMe data came back equal, and the console shows no kernel splat
+# (nor, on the test kernel, a leak).
 # make check runs it on the test kernel as its samples case.
 #
 # env: KIWI_DEMO_CONNECTIONS  connections per client run (default 4)
@@ -17,6 +21,11 @@
 #      KIWI_DEMO_PORT         the server's port (default 7174)
 #      KIWI_DEMO_CLIENT_PORT  the port the clients connect to (default:
 #                             the server's; another one must fail)
+#      KIWI_DEMO_NVME_MIB     MiB the NVMe host writes and reads back
+#                             (default 16; 0 leaves NVMe out)
+#      KIWI_DEMO_NVME_PORT    the NVMe-oF target's port (default 4420)
+#      KIWI_DEMO_NVME_CLIENT_PORT  the port the host connects to (default:
+#                             the target's; another one must fail)
 #      KIWI_DEMO_KERNEL=test  boot kiwi's debug test kernel (lockdep, KASAN;
 #                             built and cached as for make check) instead
 #      KIWI_DEMO_MODULES      a tree whose modules were built against that
@@ -33,6 +42,9 @@ count=${KIWI_DEMO_COUNT:-100}
 size=${KIWI_DEMO_SIZE:-4096}
 port=${KIWI_DEMO_PORT:-7174}
 client_port=${KIWI_DEMO_CLIENT_PORT:-$port}
+nvme_mib=${KIWI_DEMO_NVME_MIB:-16}
+nvme_port=${KIWI_DEMO_NVME_PORT:-4420}
+nvme_client_port=${KIWI_DEMO_NVME_CLIENT_PORT:-$nvme_port}
 t0=$(date +%s)
 
 # The newest kernel that has both its image and its headers installed.
@@ -64,22 +76,38 @@ veth_ko() {
 	fi
 }
 
+# The NVMe-oF ULPs' sources must be those of the kernel they run on: they
+# include nvme-core's private headers, whose structures must match.
+same_source() {
+	local img src
+
+	img=$(dpkg-query -W -f='${Version}' "linux-image-$1" 2>/dev/null) ||
+		die "linux-image-$1 is not a Debian package here"
+	src=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+	[ "$img" = "$src" ] || die "linux-source-6.1 is $src, linux-image-$1 is $img: the NVMe-oF modules must come from the kernel's own source (set KIWI_DEMO_NVME_MIB=0 to leave NVMe out)"
+}
+
 if [ "${KIWI_DEMO_KERNEL:-stock}" = test ]; then
 	step "demo [1/4]: Debian packages (kernel source, QEMU, busybox)"
 	bash "$top/scripts/deps.sh" check
 	kdir=$(bash "$top/scripts/test-kernel.sh")
 	kernel=$kdir/arch/x86/boot/bzImage
 	kver=test
+	modbase=$kdir/modroot
+	release=$(cat "$kdir/include/config/kernel.release")
 	what="kiwi's debug test kernel"
 	out=$build/demo-test
 	leaks=--require-kmemleak
 else
-	step "demo [1/4]: Debian packages (linux-image-amd64, headers, QEMU, busybox)"
+	step "demo [1/4]: Debian packages (linux-image-amd64, headers, source, QEMU, busybox)"
 	bash "$top/scripts/deps.sh" demo
 	kver=$(stock_kernel)
 	[ -n "$kver" ] || die "no /boot/vmlinuz-*-amd64 with matching linux-headers"
+	[ "$nvme_mib" = 0 ] || same_source "$kver"
 	kdir=/usr/src/linux-headers-$kver
 	kernel=/boot/vmlinuz-$kver
+	modbase=/
+	release=$kver
 	what="Debian's $kver"
 	out=$build/demo
 	leaks=""
@@ -91,7 +119,7 @@ mkdir -p "$out"
 if [ -n "${KIWI_DEMO_MODULES:-}" ]; then
 	step "demo [2/4]: kiwi and the samples as built in $mods"
 else
-	step "demo [2/4]: build kiwi and the samples against $kdir"
+	step "demo [2/4]: build kiwi, the samples and Linux's NVMe-oF RDMA host and target against $kdir"
 	mkdir -p "$mods"
 	rsync -a --delete --exclude="/build*" --exclude=/.git "$top/" "$mods/"
 	if ! make -C "$kdir" M="$mods" -j"$(nproc)" \
@@ -99,10 +127,14 @@ else
 		grep -E "error|warning" "$out/build.log" | head -40 >&2
 		die "build failed (log: $out/build.log)"
 	fi
+	if [ "$nvme_mib" != 0 ]; then
+		build_ulps "$mods" "$kdir" \
+			"$(bash "$top/scripts/test-kernel.sh" --source)" 'nvme-*'
+	fi
 fi
 echo "ok: $(cd "$mods" && find . -name 'kiwi_*.ko' | wc -l) modules"
 
-step "demo [3/4]: initramfs (busybox, kiwi, samples, veth)"
+step "demo [3/4]: initramfs (busybox, kiwi, samples, veth, NVMe-oF)"
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp,lib/kiwi}
@@ -115,12 +147,26 @@ for m in iw_cm/kiwi_iwcm rdma_cm/kiwi_rdmacm drivers/softiw/kiwi_softiw \
 	cp "$mods/$m.ko" "$root/lib/kiwi/"
 done
 veth_ko "$kver" "$root/lib/kiwi/veth.ko"
+nvme_linux=
+if [ "$nvme_mib" != 0 ]; then
+	install -m 0644 "$top/tests/nvme/lib.sh" "$root/etc/kiwi-nvme.sh"
+	for m in nvme-host/kiwi_nvme_rdma nvme-target/kiwi_nvmet_rdma; do
+		[ -f "$mods/ulp/$m.ko" ] || die "$mods/ulp/$m.ko not built"
+		cp "$mods/ulp/$m.ko" "$root/lib/kiwi/"
+	done
+	nvme_linux=$(linux_modules "$modbase" "$release" "$root/lib/kiwi" \
+		brd nvmet nvme-fabrics | tr '\n' ' ')
+fi
 cat >"$root/etc/demo.conf" <<CONF
 PORT=$port
 CLIENT_PORT=$client_port
 CONNECTIONS=$connections
 COUNT=$count
 SIZE=$size
+NVME_MIB=$nvme_mib
+NVME_PORT=$nvme_port
+NVME_CLIENT_PORT=$nvme_client_port
+NVME_LINUX_MODULES="$nvme_linux"
 CONF
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out/initramfs.cpio.gz"
 echo "ok: $out/initramfs.cpio.gz"
@@ -130,7 +176,7 @@ rc=0
 # shellcheck disable=SC2086 # $leaks: no word or one
 python3 "$top/scripts/demo_vm.py" --kernel "$kernel" \
 	--initrd "$out/initramfs.cpio.gz" --out "$out/vm" \
-	--connections "$connections" --count "$count" \
+	--connections "$connections" --count "$count" --nvme-mib "$nvme_mib" \
 	--boot-timeout "${KIWI_BOOT_TIMEOUT:-180}" $leaks || rc=$?
 echo "make demo: $(($(date +%s) - t0)) s"
 exit $rc

@@ -8,8 +8,10 @@ The run passes only if the VM set up its network, every client run loaded
 connections completed with all their messages and no error, the server
 completed as many connections as the clients did, moved exactly the RDMA
 run's messages by RDMA READ and by RDMA WRITE, lo's device was detached
-while the server listened on it (its listener heard DEVICE_REMOVAL), the
-console has no
+while the server listened on it (its listener heard DEVICE_REMOVAL),
+Linux's NVMe-oF host and target over kiwi (unless --nvme-mib is 0) loaded,
+connected, wrote, read back equal data at both block sizes by the RDMA
+operations NVMe-oF uses, disconnected and unloaded, the console has no
 kernel splat, and kmemleak (on kiwi's test kernel) found nothing allocated
 after /init ran. Booting, the splat scan and the boot-time leaks set
 aside are kiwi_vm.py's.
@@ -161,6 +163,49 @@ def check_removal(st):
     return []
 
 
+# The NVMe-oF steps of demo-init, in order; each must end with rc=0.
+NVME_STEPS = ["nvme-load", "nvme-target", "nvme-connect", "nvme-controller",
+              "nvme-io", "nvme-disconnect", "nvme-target-down", "nvme-unload"]
+
+
+def nvme_summary(st):
+    """nvme-io's key=value line, or None."""
+    for msg in st["says"].get("nvme-io", []):
+        if msg.startswith("summary: "):
+            return dict(kv.split("=", 1) for kv in msg[9:].split())
+    return None
+
+
+def check_nvme(st, args):
+    """Linux's NVMe-oF host and target over kiwi moved the data."""
+    if not args.nvme_mib:
+        return []
+    problems = []
+    for name in NVME_STEPS:
+        rc = st["ends"].get(name)
+        said = " / ".join(st["says"].get(name, []))
+        if rc is None:
+            problems.append(f"{name}: never ran")
+        elif rc:
+            problems.append(f"{name}: failed (rc={rc})"
+                            + (f": {said}" if said else ""))
+    s = nvme_summary(st)
+    if s is None:
+        return problems + ["nvme-io: no summary line"]
+    want = args.nvme_mib * 1048576
+    if num(s, "bytes") != want or s.get("equal") != "1":
+        problems.append(f"nvme-io: {num(s, 'bytes')} bytes compared equal, "
+                        f"want {want}")
+    # Every 1 MiB write is an RDMA READ by the target from an MR the host
+    # fast-registered, every read an RDMA WRITE and a SEND with Invalidate.
+    blocks = args.nvme_mib
+    for key in ("rdma_reads", "reg_mrs", "rdma_writes", "send_with_invs"):
+        if num(s, key) < blocks:
+            problems.append(f"nvme-io: softiw counted {num(s, key)} "
+                            f"{key}, want at least {blocks}")
+    return problems
+
+
 def check_leaks(st, args):
     """kmemleak's report, when the kernel has kmemleak.
 
@@ -220,6 +265,38 @@ def print_summary(st):
                     f"{', '.join(RDMA_RUNS)}")
 
 
+def rate(nbytes, ms):
+    return f"{nbytes / 1e6 / (ms / 1000):8.1f} MB/s" if ms > 0 else "       -"
+
+
+def print_nvme(st, args):
+    if not args.nvme_mib:
+        return
+    kiwi_vm.log("\n== NVMe over Fabrics (Linux's nvme-rdma and nvmet-rdma "
+                "over kiwi)")
+    for name in ("nvme-connect", "nvme-controller"):
+        for msg in st["says"].get(name, []):
+            kiwi_vm.log(f"{name}: {msg}")
+    s = nvme_summary(st)
+    if s is None:
+        kiwi_vm.log("(no summary)")
+        return
+    kiwi_vm.log(f"{'I/O':<18} {'bytes':>10} {'time':>9} {'rate':>13}")
+    big, small = num(s, "bytes"), num(s, "small_bytes")
+    for label, nbytes, key in (("write 1 MiB", big, "write_ms"),
+                               ("read 1 MiB", big, "read_ms"),
+                               ("write 4 KiB", small, "small_write_ms"),
+                               ("read 4 KiB", small, "small_read_ms")):
+        ms = num(s, key)
+        kiwi_vm.log(f"{label:<18} {nbytes:>10} {ms / 1000:>8.2f}s "
+                    f"{rate(nbytes, ms):>13}")
+    kiwi_vm.log(f"{s.get('device', '?')}: read back equal; softiw moved it "
+                f"by {num(s, 'rdma_reads')} RDMA READs, "
+                f"{num(s, 'reg_mrs')} fast registrations, "
+                f"{num(s, 'rdma_writes')} RDMA WRITEs and "
+                f"{num(s, 'send_with_invs')} SENDs with Invalidate")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--kernel", required=True)
@@ -227,6 +304,8 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--connections", type=int, required=True)
     p.add_argument("--count", type=int, required=True)
+    p.add_argument("--nvme-mib", type=int, default=0,
+                   help="MiB the NVMe-oF step moves (0: no NVMe step)")
     p.add_argument("--qemu", default="qemu-system-x86_64")
     p.add_argument("--memory", type=int, default=1024)
     p.add_argument("--cpus", type=int, default=2)
@@ -252,6 +331,7 @@ def main():
             problems += check_client(st, name, args)
         problems += check_server(st, args)
         problems += check_removal(st)
+        problems += check_nvme(st, args)
     problems += [f"rmmod {m} failed" for m in st["unload_failed"]]
     problems += check_leaks(st, args)
     if st["boot"] is not None and not st["done"] and not timeouts:
@@ -260,6 +340,7 @@ def main():
 
     print_trace(st)
     print_summary(st)
+    print_nvme(st, args)
     kiwi_vm.log(f"\nlogs: {args.out}/console.log, {args.out}/results.log")
     if problems:
         kiwi_vm.log("\ndemo FAILED:")
@@ -267,8 +348,10 @@ def main():
             kiwi_vm.log("  " + pr)
         return 1
     total = sum(num(st["summary"][n], "completed") for n, _ in RUNS)
+    nvme = (f", {args.nvme_mib} MiB over NVMe-oF read back equal"
+            if args.nvme_mib else "")
     kiwi_vm.log(f"\ndemo passed: {total} connections completed, "
-                f"{args.count} messages each, no kernel splat")
+                f"{args.count} messages each{nvme}, no kernel splat")
     return 0
 
 

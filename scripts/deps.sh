@@ -9,8 +9,8 @@ build_pkgs="make gcc linux-headers-amd64 flex bison bc libelf-dev libssl-dev kmo
 check_pkgs="$build_pkgs linux-source-6.1 sparse cpio gzip busybox-static git binutils
 	qemu-system-x86 python3 perl xz-utils rsync iproute2 rdmacm-utils
 	ibverbs-providers"
-demo_pkgs="$build_pkgs linux-image-amd64 cpio gzip busybox-static qemu-system-x86 rsync xz-utils
-	python3 kmod"
+demo_pkgs="$build_pkgs linux-image-amd64 linux-source-6.1 cpio gzip busybox-static
+	qemu-system-x86 rsync xz-utils zstd python3 kmod"
 # make bench needs what make check needs (iproute2 for siw links included).
 bench_pkgs=$check_pkgs
 

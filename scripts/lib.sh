@@ -96,3 +96,42 @@ build_ulps() {
 			grep -c ' kiwi_') kiwi symbols, no other RDMA symbol"
 	done <"$top/tests/ulps"
 }
+
+# Copy Linux's modules $4... of kernel release $2, installed under root $1
+# (/ for the system's /lib/modules), and every module they depend on, into
+# directory $3 as plain .ko files (busybox's insmod neither resolves
+# dependencies nor decompresses). Prints their names, each after those it
+# depends on: the order to load them in. Only hard dependencies count (a
+# soft one, such as an accelerated crc-t10dif, may not load on QEMU's
+# CPU); built-in modules are left out.
+linux_modules() {
+	local base=$1 kver=$2 dst=$3 m
+	_lm_seen=" "
+	shift 3
+	mkdir -p "$dst"
+	for m in "$@"; do
+		_linux_module "$base" "$kver" "$dst" "$m"
+	done
+}
+
+_linux_module() {
+	local base=$1 kver=$2 dst=$3 name=$4 key ko deps d
+
+	key=$(echo "$name" | tr - _)
+	case $_lm_seen in *" $key "*) return 0 ;; esac
+	_lm_seen="$_lm_seen$key "
+	ko=$(modinfo -b "$base" -k "$kver" -n "$name") ||
+		die "module $name of $kver (under $base) not found"
+	case $ko in (builtin* | "(builtin)"* | "") return 0 ;; esac
+	deps=$(modinfo -b "$base" -k "$kver" -F depends "$name")
+	for d in ${deps//,/ }; do
+		_linux_module "$base" "$kver" "$dst" "$d"
+	done
+	case $ko in
+	*.ko.xz) xz -dc "$ko" >"$dst/$name.ko" ;;
+	*.ko.zst) zstd -qdc "$ko" >"$dst/$name.ko" ;;
+	*.ko) cp "$ko" "$dst/$name.ko" ;;
+	*) die "$ko: not a module file" ;;
+	esac
+	echo "$name"
+}

@@ -15,8 +15,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kdir=$1 mods=$2 dir=$3
-# Linux's modules, in load order: each after those it depends on.
-linux_modules="brd nvme-core nvme-fabrics nvmet"
+# Linux's modules the ULPs need (linux_modules() adds what they depend
+# on and orders them).
+linux_wanted="brd nvmet nvme-fabrics"
 kiwi_modules="kiwi_iwcm kiwi_rdmacm kiwi_softiw kiwi_nvme_rdma kiwi_nvmet_rdma"
 
 step "VM nvme: initramfs"
@@ -27,19 +28,10 @@ mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp,lib/kiwi}
 cp /bin/busybox "$root/bin/busybox"
 install -m 0755 "$top/tests/nvme/init" "$root/init"
 install -m 0644 "$top/tests/vm/testnet.sh" "$root/etc/kiwi-testnet.sh"
-loaded=
-for m in $linux_modules; do
-	ko=$(find "$kdir/modroot" -name "$m.ko" | head -n 1)
-	[ -n "$ko" ] || die "$m.ko not found in $kdir/modroot"
-	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
-		case " $loaded " in
-		*" ${dep//_/-} "* | *" $dep "*) ;;
-		*) die "$m needs $dep, which is not loaded before it" ;;
-		esac
-	done
-	cp "$ko" "$root/lib/kiwi/"
-	loaded="$loaded $m"
-done
+install -m 0644 "$top/tests/nvme/lib.sh" "$root/etc/kiwi-nvme.sh"
+linux_modules=$(linux_modules "$kdir/modroot" \
+	"$(cat "$kdir/include/config/kernel.release")" "$root/lib/kiwi" \
+	$linux_wanted | tr '\n' ' ')
 for m in $kiwi_modules; do
 	ko=$(find "$mods" -name "$m.ko" -not -path '*/tests/*' | head -n 1)
 	[ -n "$ko" ] || die "$m.ko not found in $mods"

@@ -38,13 +38,14 @@ out=$cache/kernel-$pkgver-$flavour-$hash
 
 mkdir -p "$cache/src"
 # One build per flavour at a time; flavours share the extracted source,
-# which has a lock of its own.
-exec 8>"$cache/.lock-$flavour"
-flock 8
-
-if [ $mode = kernel ] && [ -e "$out/.kiwi-complete" ]; then
-	echo "$out"
-	exit 0
+# which has a lock of its own (all --source takes).
+if [ $mode = kernel ]; then
+	exec 8>"$cache/.lock-$flavour"
+	flock 8
+	if [ -e "$out/.kiwi-complete" ]; then
+		echo "$out"
+		exit 0
+	fi
 fi
 
 exec 9>"$cache/.lock"
