@@ -2,10 +2,12 @@
 #
 # kiwi: iWARP connection manager and software RNIC, as out-of-tree modules.
 #
-#   make demo       the sample ULPs on Debian's stock kernel in a QEMU VM
+#   make demo       the sample ULPs and NVMe-oF on Debian's stock kernel in a QEMU VM
 #   make            build the modules against KDIR
 #   make check      static checks + KUnit suites in a QEMU test VM
-#   make bench      connection benchmark: kiwi vs. TCP vs. Linux's stack
+#   make bench      connection benchmark: kiwi vs. TCP vs. Linux's stack,
+#                   then bench-nvme
+#   make bench-nvme NVMe-oF over kiwi vs. nvme-rdma over siw vs. NVMe/TCP
 #   make bench-profile  the same stacks on a kernel with the function profiler
 #   make deps       install the Debian packages every target needs
 #
@@ -17,7 +19,7 @@ BUILD ?= $(CURDIR)/build
 export BUILD KIWI_CACHE SUITES KIWI_SUITE_TIMEOUT KIWI_SKIP_STATIC
 
 .PHONY: all modules deps demo demo-selftest check static bench \
-	bench-profile harness-selftest clean help
+	bench-nvme bench-profile harness-selftest clean help
 
 all: modules
 
@@ -46,6 +48,11 @@ check:
 bench:
 	@bash scripts/deps.sh bench
 	@bash scripts/bench.sh
+	@bash scripts/bench-nvme.sh
+
+bench-nvme:
+	@bash scripts/deps.sh bench
+	@bash scripts/bench-nvme.sh
 
 bench-profile:
 	@bash scripts/deps.sh bench
@@ -61,4 +68,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,11p' Makefile
+	@sed -n '3,13p' Makefile

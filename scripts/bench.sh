@@ -105,19 +105,12 @@ fi
 find "$out" -name 'kiwi_*.ko' -exec cp {} "$root/lib/kiwi/" \;
 # Linux's RDMA modules, with modules.dep for busybox modprobe.
 cp -a "$kdir/modroot/lib/modules" "$root/lib/"
-# A host binary, with the shared libraries it links.
-copy_bin() {
-	for f in "$1" $(ldd "$1" | grep -o '/[^ ]*'); do
-		mkdir -p "$root$(dirname "$f")"
-		cp -L "$f" "$root$f"
-	done
-}
 rdma=$(command -v rdma) || die "iproute2's rdma tool not found"
-copy_bin "$rdma"
+copy_bin "$root" "$rdma"
 # The profiling VM gets the host's perf if there is one: its cpu-clock
 # sampling needs no PMU, which TCG does not emulate.
 if [ "$flavour" = profile ] && perf=$(command -v perf); then
-	copy_bin "$perf"
+	copy_bin "$root" "$perf"
 fi
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$vm/initramfs.cpio.gz"
 echo "ok"

@@ -4,9 +4,10 @@
 timed command is given its host CPU and guest instructions, and how the
 rounds of the idle and listener scenarios are set against their rounds
 without (bench_report.py), how snapshots become instructions per
-function and connection (bench_prof.py), and how a KIWI-SNAP line
-becomes a request for the plugin (bench_watch.py). Synthetic inputs,
-known answers."""
+function and connection (bench_prof.py), how a KIWI-SNAP line
+becomes a request for the plugin (bench_watch.py), and how the NVMe-oF
+rows are judged and saved (bench_nvme.py). Synthetic inputs, known
+answers."""
 
 import json
 import os
@@ -15,6 +16,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_nvme    # noqa: E402
 import bench_prof    # noqa: E402
 import bench_report  # noqa: E402
 import bench_watch   # noqa: E402
@@ -134,6 +136,78 @@ class Prof(unittest.TestCase):
         self.assertEqual(got[("f_two", "kernel")], 3)  # new block only
         self.assertEqual(got[("g", "kiwi_iwcm")], 100)
         self.assertEqual(got[("user", "user")], 1)
+
+
+def nvme_line(stack, mode, bs, depth, iops, mbps, rc=0):
+    return (f"KIWI-NVME {stack} {mode} {bs} {depth} ios=1 bytes=1 "
+            f"seconds=1 iops={iops} mbps={mbps} p50_us=1 p99_us=2 "
+            f"errors=0 rc={rc}")
+
+
+class Nvme(unittest.TestCase):
+    def run_report(self, lines):
+        with tempfile.TemporaryDirectory() as d:
+            res, con, out = (os.path.join(d, n) for n in
+                             ("results.log", "console.log", "r.json"))
+            with open(res, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            with open(con, "w") as f:
+                f.write("boot\n")
+            with open(out, "w") as f:
+                json.dump({"machine": "m", "datapath": [
+                    {"test": "send", "size": 1}, {"test": "nvme old"}]}, f)
+            argv, sys.argv = sys.argv, ["bench_nvme.py", res, con, out]
+            try:
+                with open(os.devnull, "w") as null:
+                    stdout, sys.stdout = sys.stdout, null
+                    try:
+                        rc = bench_nvme.main()
+                    finally:
+                        sys.stdout = stdout
+            finally:
+                sys.argv = argv
+            with open(out) as f:
+                return rc, json.load(f)
+
+    def full(self):
+        lines = []
+        for mode, bs, depth in bench_nvme.LOADS:
+            for stack, iops in (("kiwi", 900), ("linux", 500),
+                                ("tcp", 1000)):
+                lines.append(nvme_line(stack, mode, bs, depth, iops,
+                                       iops / 10))
+        return lines + ["KIWI-DONE"]
+
+    def test_rows_keep_other_rows_and_replace_old_nvme_ones(self):
+        rc, data = self.run_report(self.full())
+        self.assertEqual(rc, 0)
+        self.assertEqual(data["machine"], "m")
+        tests = [r["test"] for r in data["datapath"]]
+        self.assertEqual(tests, ["send", "nvme randread", "nvme randwrite",
+                                 "nvme read", "nvme write"])
+        row = data["datapath"][1]
+        self.assertEqual((row["kiwi"], row["linux"], row["nvme_tcp"],
+                          row["unit"]), (900.0, 500.0, 1000.0, "IOPS"))
+        self.assertEqual(data["datapath"][3]["kiwi"], 90.0)  # MB/s
+
+    def test_a_missing_or_failed_load_fails(self):
+        lines = self.full()
+        self.assertEqual(self.run_report(lines[1:])[0], 1)
+        lines[0] = lines[0].replace("rc=0", "rc=1")
+        self.assertEqual(self.run_report(lines)[0], 1)
+
+    def test_a_vm_that_did_not_finish_fails(self):
+        self.assertEqual(self.run_report(self.full()[:-1])[0], 1)
+
+    def test_verdicts(self):
+        v = bench_nvme.verdict
+        self.assertEqual(v(950, 500, 1000), "yes")
+        self.assertTrue(v(400, 500, 1000).startswith("no: below siw"))
+        self.assertTrue(v(800, 500, 1000).startswith("no: 0.80x NVMe/TCP"))
+        # 1.5x siw would exceed NVMe/TCP: 0.9x NVMe/TCP is enough
+        self.assertEqual(v(950, 700, 1000), "yes")
+        # 0.95x NVMe/TCP but 1.48x siw, and 1.5x siw is within NVMe/TCP
+        self.assertEqual(v(950, 640, 1000), "no: 1.48x siw, want 1.5x")
 
 
 class Watch(unittest.TestCase):

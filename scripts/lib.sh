@@ -135,3 +135,13 @@ _linux_module() {
 	esac
 	echo "$name"
 }
+
+# Copy host binary $2, with the shared libraries it links, into the tree
+# of root $1 at the same paths.
+copy_bin() {
+	local f
+	for f in "$2" $(ldd "$2" | grep -o '/[^ ]*'); do
+		mkdir -p "$1$(dirname "$f")"
+		cp -L "$f" "$1$f"
+	done
+}

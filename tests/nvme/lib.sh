@@ -4,12 +4,14 @@
 # Sourced by the /init of the VMs that run Linux's NVMe over Fabrics over
 # kiwi (tests/nvme/init, scripts/demo-init), as /etc/kiwi-nvme.sh.
 #
-# nvmet exports /dev/ram0 (brd) as namespace 1 of subsystem $nqn on an
-# "rdma" port at $addr:$svc; the host connects through /dev/nvme-fabrics
-# and its controller is nvme0, its namespace /dev/nvme0n1. The caller may
-# set nqn, addr and svc before it sources this file.
+# nvmet exports /dev/ram0 (brd) as namespace 1 of subsystem $nqn on a
+# port of transport $trtype ("rdma", or "tcp") at $addr:$svc; the host
+# connects through /dev/nvme-fabrics and its controller is nvme0, its
+# namespace /dev/nvme0n1. The caller may set nqn, trtype, addr and svc
+# before it sources this file (trtype also later).
 
 nqn=${nqn:-kiwi-nvme-test}
+trtype=${trtype:-rdma}
 addr=${addr:-198.18.0.1}
 svc=${svc:-4420}
 cfs=/sys/kernel/config/nvmet
@@ -48,7 +50,7 @@ load_linux_modules() {
 
 target_port() {
 	mkdir -p "$cfs/ports/1" &&
-	echo rdma >"$cfs/ports/1/addr_trtype" &&
+	echo "$trtype" >"$cfs/ports/1/addr_trtype" &&
 	echo ipv4 >"$cfs/ports/1/addr_adrfam" &&
 	echo "$addr" >"$cfs/ports/1/addr_traddr" &&
 	echo "$svc" >"$cfs/ports/1/addr_trsvcid" &&
@@ -73,11 +75,12 @@ target_down() {
 	rmdir "$cfs/subsystems/$nqn"
 }
 
-# connect [OPTIONS]: a controller to the target with two I/O queues of 32
-# entries; prints what the fabrics device answered ("instance=N,cntlid=M").
+# connect [OPTIONS]: a controller to the target with two I/O queues of
+# $queue_size (default 32) entries; prints what the fabrics device
+# answered ("instance=N,cntlid=M").
 connect() {
-	opts="transport=rdma,traddr=$addr,trsvcid=$svc,nqn=$nqn"
-	opts="$opts,nr_io_queues=2,queue_size=32${1:+,$1}"
+	opts="transport=$trtype,traddr=$addr,trsvcid=$svc,nqn=$nqn"
+	opts="$opts,nr_io_queues=2,queue_size=${queue_size:-32}${1:+,$1}"
 	exec 3<>/dev/nvme-fabrics || return 1
 	echo "$opts" >&3 || { exec 3>&-; return 2; }
 	read -r answer <&3
