@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Asynchronous QP events: a provider raises them from any context, the
- * QP's event_handler hears them in process context, never after
- * ib_destroy_qp() returned. Events of one QP are delivered one at a time;
- * an event raised again before its delivery is delivered once.
+ * Asynchronous events. QP events: a provider raises them from any
+ * context, the QP's event_handler hears them in process context, never
+ * after ib_destroy_qp() returned. Device events: a provider raises them
+ * from any context, every registered ib_event_handler of the device hears
+ * them in process context, never after its unregistration returned.
+ * Events of one QP, or of one device, are delivered one at a time; an
+ * event raised again before its delivery is delivered once.
  */
 #include <linux/bitops.h>
+#include <linux/rwsem.h>
 #include <linux/workqueue.h>
 
 #include "iwcm.h"
@@ -102,3 +106,129 @@ void kiwi_qp_event(struct ib_qp *qp, enum ib_event_type type)
 	spin_unlock_irqrestore(&qp->ev_lock, flags);
 }
 EXPORT_SYMBOL_GPL(kiwi_qp_event);
+
+/* The events a device may carry. */
+#define KIWI_DEVICE_EVENTS	(BIT(IB_EVENT_PORT_ACTIVE) | \
+				 BIT(IB_EVENT_PORT_ERR) | \
+				 BIT(IB_EVENT_DEVICE_FATAL))
+
+static void kiwi_device_event_work(struct work_struct *work)
+{
+	struct ib_device *dev = container_of(work, struct ib_device, ev_work);
+	struct ib_event ev = { .device = dev, .element.port_num = 1 };
+	struct ib_event_handler *h;
+	unsigned long pending, flags;
+	unsigned int type;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	pending = dev->ev_pending;
+	dev->ev_pending = 0;
+	spin_unlock_irqrestore(&dev->lock, flags);
+
+	down_read(&dev->ev_rwsem);
+	for_each_set_bit(type, &pending, BITS_PER_LONG) {
+		ev.event = type;
+		list_for_each_entry(h, &dev->ev_handlers, list)
+			h->handler(h, &ev);
+	}
+	up_read(&dev->ev_rwsem);
+}
+
+/**
+ * kiwi_device_event_init() - prepare a device for device events
+ * @dev: the device, being registered
+ *
+ * Context: any context.
+ */
+void kiwi_device_event_init(struct ib_device *dev)
+{
+	init_rwsem(&dev->ev_rwsem);
+	INIT_LIST_HEAD(&dev->ev_handlers);
+	dev->ev_pending = 0;
+	INIT_WORK(&dev->ev_work, kiwi_device_event_work);
+}
+
+/**
+ * kiwi_device_event_stop() - deliver no more device events
+ * @dev: the device, marked dying (kiwi_device_event() raises nothing)
+ *
+ * Waits for a delivery in progress. A handler still registered is
+ * warned about: its ULP should have unregistered it in its ib_client's
+ * remove callback.
+ *
+ * Context: process context, not from an event handler of @dev.
+ */
+void kiwi_device_event_stop(struct ib_device *dev)
+{
+	cancel_work_sync(&dev->ev_work);
+	down_read(&dev->ev_rwsem);
+	WARN_ONCE(!list_empty(&dev->ev_handlers),
+		  "kiwi_iwcm: %s: event handler still registered at removal\n",
+		  dev->name);
+	up_read(&dev->ev_rwsem);
+}
+
+/**
+ * kiwi_device_event() - raise an event of a whole device
+ * @dev: a registered device of the caller's
+ * @type: IB_EVENT_PORT_ACTIVE (its port, 1, came up), IB_EVENT_PORT_ERR
+ *	(it went down) or IB_EVENT_DEVICE_FATAL (the device failed); any
+ *	other value is a provider bug, warned about once and dropped
+ *
+ * Every &struct ib_event_handler registered on @dev hears it in process
+ * context. Raising is cheap and never fails; raising an event still
+ * pending does nothing; a dying device raises nothing.
+ *
+ * Context: any context.
+ */
+void kiwi_device_event(struct ib_device *dev, enum ib_event_type type)
+{
+	unsigned long flags;
+
+	if (WARN_ON_ONCE((unsigned int)type >= BITS_PER_LONG ||
+			 !(BIT(type) & KIWI_DEVICE_EVENTS)))
+		return;
+	spin_lock_irqsave(&dev->lock, flags);
+	if (!dev->dying) {
+		dev->ev_pending |= BIT(type);
+		queue_work(system_wq, &dev->ev_work);
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+}
+EXPORT_SYMBOL_GPL(kiwi_device_event);
+
+/**
+ * kiwi_register_event_handler() - hear a device's events
+ *	(ib_register_event_handler())
+ * @handler: set up by INIT_IB_EVENT_HANDLER() for a registered device
+ *
+ * Context: process context, not from an event handler.
+ */
+void kiwi_register_event_handler(struct ib_event_handler *handler)
+{
+	struct ib_device *dev = handler->device;
+
+	down_write(&dev->ev_rwsem);
+	list_add_tail(&handler->list, &dev->ev_handlers);
+	up_write(&dev->ev_rwsem);
+}
+EXPORT_SYMBOL_GPL(kiwi_register_event_handler);
+
+/**
+ * kiwi_unregister_event_handler() - stop hearing a device's events
+ *	(ib_unregister_event_handler())
+ * @handler: a registered handler
+ *
+ * When it returns, @handler's function is not running and will not run.
+ *
+ * Context: process context, not from an event handler of the device.
+ */
+void kiwi_unregister_event_handler(struct ib_event_handler *handler)
+{
+	struct ib_device *dev = handler->device;
+
+	down_write(&dev->ev_rwsem);
+	list_del_init(&handler->list);
+	up_write(&dev->ev_rwsem);
+}
+EXPORT_SYMBOL_GPL(kiwi_unregister_event_handler);

@@ -72,7 +72,7 @@ struct ib_cq *kiwi_create_cq(struct ib_device *dev,
 	cq->comp_vector = cq_attr->comp_vector;
 	cq->poll_ctx = IB_POLL_DIRECT;
 	atomic_set(&cq->usecnt, 0);
-	kiwi_verbs_track(dev, &cq->node, &dev->cqs);
+	kiwi_verbs_track(dev, &cq->res, RDMA_RESTRACK_CQ, &cq->node, &dev->cqs);
 	return cq;
 }
 EXPORT_SYMBOL_GPL(kiwi_create_cq);
@@ -97,7 +97,7 @@ void kiwi_destroy_cq(struct ib_cq *cq)
 		      "kiwi: %s: CQ destroyed with %d QPs using it\n",
 		      dev->name, atomic_read(&cq->usecnt)))
 		return;
-	kiwi_verbs_untrack(dev, &cq->node);
+	kiwi_verbs_untrack(dev, &cq->res, &cq->node);
 	dev->ops->destroy_cq(cq);
 	kiwi_device_put(dev);
 }

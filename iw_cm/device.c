@@ -240,6 +240,7 @@ int kiwi_register_device(struct ib_device *dev)
 	INIT_LIST_HEAD(&dev->cqs);
 	INIT_LIST_HEAD(&dev->mrs);
 	INIT_LIST_HEAD(&dev->client_ctxs);
+	kiwi_device_event_init(dev);
 	dev->dying = false;
 
 	mutex_lock(&kiwi_devices_lock);
@@ -430,6 +431,7 @@ void kiwi_unregister_device(struct ib_device *dev)
 	spin_unlock_irqrestore(&dev->lock, flags);
 	mutex_unlock(&kiwi_devices_lock);
 	kiwi_clients_device_remove(dev);
+	kiwi_device_event_stop(dev);
 	kiwi_device_tell_ids(dev);
 
 	kiwi_device_put(dev);

@@ -180,6 +180,8 @@ void kiwi_device_count(struct ib_device *dev,
 		       enum kiwi_device_counter which);
 void kiwi_device_exit(void);
 void kiwi_qp_event_init(struct ib_qp *qp);
+void kiwi_device_event_init(struct ib_device *dev);
+void kiwi_device_event_stop(struct ib_device *dev);
 void kiwi_mr_pool_qp_init(struct ib_qp *qp);
 void kiwi_rw_init_qp(struct ib_device *dev, struct ib_qp_init_attr *init);
 int kiwi_rw_init_mrs(struct ib_qp *qp, const struct ib_qp_init_attr *init);
@@ -187,9 +189,11 @@ void kiwi_qp_event_stop(struct ib_qp *qp, bool sync);
 void kiwi_clients_device_add(struct ib_device *dev);
 void kiwi_clients_device_remove(struct ib_device *dev);
 unsigned int kiwi_verbs_orphan(struct ib_device *dev);
-void kiwi_verbs_track(struct ib_device *dev, struct list_head *node,
+void kiwi_verbs_track(struct ib_device *dev, struct rdma_restrack_entry *res,
+		      enum rdma_restrack_type type, struct list_head *node,
 		      struct list_head *list);
-void kiwi_verbs_untrack(struct ib_device *dev, struct list_head *node);
+void kiwi_verbs_untrack(struct ib_device *dev, struct rdma_restrack_entry *res,
+			struct list_head *node);
 
 /* cq.c */
 int kiwi_cq_init(void);

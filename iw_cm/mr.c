@@ -40,7 +40,7 @@ static struct ib_mr *kiwi_mr_track(struct ib_device *dev, struct ib_pd *pd,
 	mr->need_inval = false;
 	INIT_LIST_HEAD(&mr->qp_entry);
 	atomic_inc(&pd->usecnt);
-	kiwi_verbs_track(dev, &mr->node, &dev->mrs);
+	kiwi_verbs_track(dev, &mr->res, RDMA_RESTRACK_MR, &mr->node, &dev->mrs);
 	return mr;
 }
 
@@ -232,7 +232,7 @@ int kiwi_dereg_mr(struct ib_mr *mr)
 	might_sleep();
 	if (!dev)
 		return 0;	/* orphaned: its provider is gone */
-	kiwi_verbs_untrack(dev, &mr->node);
+	kiwi_verbs_untrack(dev, &mr->res, &mr->node);
 	dev->ops->dereg_mr(mr);
 	atomic_dec(&pd->usecnt);
 	kiwi_device_put(dev);

@@ -31,6 +31,9 @@ static u32 kiwi_rw_fr_pages(struct ib_device *dev)
 	return min_t(u32, dev->attrs.max_fast_reg_page_list_len, 256);
 }
 
+/* Send queue entries one rw context may take: LOCAL_INV, REG_MR, the op. */
+#define KIWI_RW_WRS_PER_CTX	3
+
 /**
  * kiwi_rw_init_qp() - grow a new QP's send queue for its rw contexts
  * @dev: the device
@@ -46,7 +49,8 @@ void kiwi_rw_init_qp(struct ib_device *dev, struct ib_qp_init_attr *init)
 
 	if (!init->cap.max_rdma_ctxs)
 		return;
-	want = init->cap.max_send_wr + 3 * init->cap.max_rdma_ctxs;
+	want = init->cap.max_send_wr +
+	       KIWI_RW_WRS_PER_CTX * init->cap.max_rdma_ctxs;
 	init->cap.max_send_wr = min_t(u32, want, dev->attrs.max_qp_wr);
 }
 
@@ -409,6 +413,34 @@ unsigned int kiwi_rdma_rw_mr_factor(struct ib_device *device, u32 port_num,
 	return max_t(unsigned int, DIV_ROUND_UP(maxpages, pages), 1);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_rw_mr_factor);
+
+/**
+ * kiwi_rdma_rw_max_send_wr() - send queue entries @max_rdma_ctxs rw
+ *	contexts need (rdma_rw_max_send_wr())
+ * @dev: the device
+ * @port_num: 1
+ * @max_rdma_ctxs: contexts the ULP keeps at once
+ * @create_flags: 0 (kiwi has no integrity QPs)
+ *
+ * For a ULP that sizes its send queue and CQ itself before it creates the
+ * QP: as many entries as cap.max_rdma_ctxs adds to cap.max_send_wr, since
+ * on iWARP every context may take a REG_MR and a LOCAL_INV besides its
+ * READ or WRITE.
+ *
+ * Context: any context.
+ * Return: the number of entries, UINT_MAX if it does not fit.
+ */
+unsigned int kiwi_rdma_rw_max_send_wr(struct ib_device *dev, u32 port_num,
+				      unsigned int max_rdma_ctxs,
+				      u32 create_flags)
+{
+	unsigned int wrs;
+
+	if (check_mul_overflow(max_rdma_ctxs, KIWI_RW_WRS_PER_CTX, &wrs))
+		return UINT_MAX;
+	return wrs;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_rw_max_send_wr);
 
 /**
  * kiwi_rdma_rw_ctx_signature_init() - a READ or WRITE with protection

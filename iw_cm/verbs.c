@@ -29,21 +29,28 @@ int kiwi_query_device(struct ib_device *dev, struct ib_device_attr *attr)
 }
 EXPORT_SYMBOL_GPL(kiwi_query_device);
 
-void kiwi_verbs_track(struct ib_device *dev, struct list_head *node,
+/* A new object goes on its device's list of @type and gets its id. */
+void kiwi_verbs_track(struct ib_device *dev, struct rdma_restrack_entry *res,
+		      enum rdma_restrack_type type, struct list_head *node,
 		      struct list_head *list)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&dev->lock, flags);
+	res->type = type;
+	res->id = dev->res_next[type]++;
+	res->valid = true;
 	list_add_tail(node, list);
 	spin_unlock_irqrestore(&dev->lock, flags);
 }
 
-void kiwi_verbs_untrack(struct ib_device *dev, struct list_head *node)
+void kiwi_verbs_untrack(struct ib_device *dev, struct rdma_restrack_entry *res,
+			struct list_head *node)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&dev->lock, flags);
+	res->valid = false;
 	list_del(node);
 	spin_unlock_irqrestore(&dev->lock, flags);
 }
@@ -126,7 +133,7 @@ struct ib_pd *kiwi_alloc_pd(struct ib_device *dev, unsigned int flags)
 	pd->flags = 0;
 	pd->unsafe_global_rkey = 0;
 	atomic_set(&pd->usecnt, 0);
-	kiwi_verbs_track(dev, &pd->node, &dev->pds);
+	kiwi_verbs_track(dev, &pd->res, RDMA_RESTRACK_PD, &pd->node, &dev->pds);
 	return pd;
 }
 EXPORT_SYMBOL_GPL(kiwi_alloc_pd);
@@ -151,7 +158,7 @@ void kiwi_dealloc_pd(struct ib_pd *pd)
 		      "kiwi: %s: PD freed with %d QPs and MRs in it\n",
 		      dev->name, atomic_read(&pd->usecnt)))
 		return;
-	kiwi_verbs_untrack(dev, &pd->node);
+	kiwi_verbs_untrack(dev, &pd->res, &pd->node);
 	dev->ops->dealloc_pd(pd);
 	kiwi_device_put(dev);
 }
@@ -234,7 +241,7 @@ struct ib_qp *kiwi_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *init)
 	atomic_inc(&pd->usecnt);
 	atomic_inc(&init->send_cq->usecnt);
 	atomic_inc(&init->recv_cq->usecnt);
-	kiwi_verbs_track(dev, &qp->node, &dev->qps);
+	kiwi_verbs_track(dev, &qp->res, RDMA_RESTRACK_QP, &qp->node, &dev->qps);
 	ret = kiwi_rw_init_mrs(qp, init);
 	if (ret) {
 		kiwi_destroy_qp(qp);
@@ -267,6 +274,44 @@ int kiwi_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask)
 EXPORT_SYMBOL_GPL(kiwi_modify_qp);
 
 /**
+ * kiwi_query_qp() - a QP's current attributes (ib_query_qp())
+ * @qp: the QP
+ * @attr: filled whatever @mask says: qp_state and cur_qp_state,
+ *	qp_access_flags, cap, max_rd_atomic (ORD), max_dest_rd_atomic
+ *	(IRD); dest_qp_num is 0 (iWARP names no remote QP)
+ * @mask: ignored, as most of Linux's providers do
+ * @init: filled with the attributes the QP was created with, its current
+ *	cap; may not be NULL
+ *
+ * Context: process context.
+ * Return: 0, -EOPNOTSUPP if the provider cannot tell, or its errno.
+ */
+int kiwi_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init)
+{
+	int ret;
+
+	if (!qp->device->ops->query_qp)
+		return -EOPNOTSUPP;
+	memset(attr, 0, sizeof(*attr));
+	ret = qp->device->ops->query_qp(qp, attr);
+	if (ret)
+		return ret;
+	*init = (struct ib_qp_init_attr) {
+		.event_handler = qp->event_handler,
+		.qp_context = qp->qp_context,
+		.send_cq = qp->send_cq,
+		.recv_cq = qp->recv_cq,
+		.cap = attr->cap,
+		.sq_sig_type = qp->sq_sig_type,
+		.qp_type = qp->qp_type,
+		.port_num = qp->port,
+	};
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kiwi_query_qp);
+
+/**
  * kiwi_destroy_qp() - destroy a queue pair (ib_destroy_qp())
  * @qp: the QP
  *
@@ -292,7 +337,7 @@ int kiwi_destroy_qp(struct ib_qp *qp)
 	/* what the ULP left in its pools, with the rw API's */
 	kiwi_mr_pool_destroy(qp, &qp->rdma_mrs);
 	kiwi_mr_pool_destroy(qp, &qp->sig_mrs);
-	kiwi_verbs_untrack(dev, &qp->node);
+	kiwi_verbs_untrack(dev, &qp->res, &qp->node);
 	dev->ops->destroy_qp(qp);
 	atomic_dec(&scq->usecnt);
 	atomic_dec(&rcq->usecnt);

@@ -264,13 +264,18 @@ static int softiw_netdev_event(struct notifier_block *nb,
 	struct net_device *netdev = netdev_notifier_info_to_dev(ptr);
 	struct softiw_device *sdev;
 
-	if (event != NETDEV_UNREGISTER)
+	if (event != NETDEV_UNREGISTER && event != NETDEV_UP &&
+	    event != NETDEV_DOWN)
 		return NOTIFY_DONE;
 	mutex_lock(&softiw_list_lock);
 	sdev = softiw_find(netdev);
-	if (sdev) {
+	if (sdev && event == NETDEV_UNREGISTER) {
 		list_del_init(&sdev->node);
 		queue_work(softiw_wq, &sdev->detach_work);
+	} else if (sdev) {
+		/* as siw does: the port follows its interface */
+		kiwi_device_event(&sdev->kdev, event == NETDEV_UP ?
+				  IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
 	}
 	mutex_unlock(&softiw_list_lock);
 	return NOTIFY_DONE;
@@ -318,6 +323,7 @@ const struct kiwi_provider_ops softiw_ops = {
 	.dealloc_pd = softiw_dealloc_pd,
 	.create_qp = softiw_create_qp,
 	.modify_qp = softiw_modify_qp,
+	.query_qp = softiw_query_qp,
 	.destroy_qp = softiw_destroy_qp,
 	.post_send = softiw_post_send,
 	.post_recv = softiw_post_recv,

@@ -300,6 +300,27 @@ int softiw_modify_qp(struct ib_qp *qp, const struct ib_qp_attr *attr,
 	return ret;
 }
 
+int softiw_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr)
+{
+	struct softiw_qp *sqp = softiw_qp(qp);
+	unsigned long flags;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	attr->qp_state = sqp->state;
+	attr->cur_qp_state = sqp->state;
+	attr->qp_access_flags = sqp->access;
+	attr->max_rd_atomic = sqp->ord;
+	attr->max_dest_rd_atomic = sqp->ird;
+	spin_unlock_irqrestore(&sqp->lock, flags);
+	attr->cap = (struct ib_qp_cap) {
+		.max_send_wr = sqp->sq.size,
+		.max_recv_wr = sqp->rq.size,
+		.max_send_sge = sqp->sq.max_sge,
+		.max_recv_sge = sqp->rq.max_sge,
+	};
+	return 0;
+}
+
 /*
  * The ULP lets go of a QP whose graceful close is in flight: flush it as
  * for ERROR, but leave the endpoint's close graceful (the FIN, then the

@@ -362,6 +362,7 @@ void softiw_qps_exit(struct softiw_device *sdev);
 void softiw_qp_put(struct softiw_qp *sqp);
 struct ib_qp *softiw_create_qp(struct ib_pd *pd,
 			       const struct ib_qp_init_attr *init);
+int softiw_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr);
 int softiw_modify_qp(struct ib_qp *qp, const struct ib_qp_attr *attr,
 		     int mask);
 void softiw_destroy_qp(struct ib_qp *qp);

@@ -53,6 +53,10 @@ struct net_device;
  *	creator's) and set its qp_num. Every remote access through it must
  *	be refused for an MR of another PD. Returns the QP or an ERR_PTR().
  * @modify_qp: change the attributes in @mask. Returns 0 or a negative errno.
+ * @query_qp: optional: fill @attr's qp_state, cur_qp_state,
+ *	qp_access_flags, cap, max_rd_atomic (ORD) and max_dest_rd_atomic
+ *	(IRD) with what the QP has now (the core zeroed @attr and fills
+ *	the rest). Returns 0 or a negative errno.
  * @destroy_qp: flush the QP and drop the creator's reference.
  * @post_send: queue send work requests. Any context, must not sleep.
  *	Returns 0, or a negative errno with *@bad_wr set.
@@ -107,6 +111,7 @@ struct kiwi_provider_ops {
 				   const struct ib_qp_init_attr *init);
 	int (*modify_qp)(struct ib_qp *qp, const struct ib_qp_attr *attr,
 			 int mask);
+	int (*query_qp)(struct ib_qp *qp, struct ib_qp_attr *attr);
 	void (*destroy_qp)(struct ib_qp *qp);
 	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
 			 const struct ib_send_wr **bad_wr);
@@ -162,6 +167,7 @@ unsigned long kiwi_device_counter(struct ib_device *dev,
 				  enum kiwi_device_counter which);
 
 void kiwi_qp_event(struct ib_qp *qp, enum ib_event_type type);
+void kiwi_device_event(struct ib_device *dev, enum ib_event_type type);
 
 int kiwi_cm_upcall(struct kiwi_cm_id *id, const struct kiwi_cm_event *event);
 void kiwi_cm_id_add_ref(struct kiwi_cm_id *id);

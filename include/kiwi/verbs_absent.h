@@ -57,6 +57,25 @@ static inline int ib_check_mr_status(struct ib_mr *mr, u32 check_mask,
 }
 
 /**
+ * ib_alloc_mr_integrity() - an MR for data with protection information
+ * @pd: its protection domain
+ * @max_num_data_sg: data pages it could map
+ * @max_num_meta_sg: protection information pages it could map
+ *
+ * No kiwi device advertises IBK_INTEGRITY_HANDOVER, so a ULP that checks
+ * (iSER's initiator does) never calls this.
+ *
+ * Context: process context.
+ * Return: ERR_PTR(-EOPNOTSUPP): kiwi has no integrity MRs.
+ */
+static inline struct ib_mr *ib_alloc_mr_integrity(struct ib_pd *pd,
+						  u32 max_num_data_sg,
+						  u32 max_num_meta_sg)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+/**
  * ib_map_mr_sg_pi() - map data and protection information into an MR
  * @mr: an integrity MR
  * @data_sg: data

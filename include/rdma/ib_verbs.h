@@ -26,10 +26,12 @@
 #include <linux/irq_poll.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
+#include <linux/rwsem.h>
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <rdma/restrack.h>
 
 #define ib_alloc_pd(pd_device, flags)	kiwi_alloc_pd(pd_device, flags)
 #define ib_dealloc_pd			kiwi_dealloc_pd
@@ -55,6 +57,9 @@
 #define ib_get_client_data		kiwi_get_client_data
 #define ib_cq_pool_get			kiwi_cq_pool_get
 #define ib_cq_pool_put			kiwi_cq_pool_put
+#define ib_register_event_handler	kiwi_register_event_handler
+#define ib_unregister_event_handler	kiwi_unregister_event_handler
+#define ib_query_qp			kiwi_query_qp
 
 struct ib_cq;
 struct ib_device;
@@ -260,6 +265,13 @@ enum kiwi_device_counter {
  * @warned: core only: a protocol violation was already WARNed about
  * @counters: core only: see enum kiwi_device_counter
  * @debugfs: core only: the device's debugfs directory
+ * @res_next: core only: the next &rdma_restrack_entry.id of each type
+ * @ev_rwsem: core only: protects @ev_handlers; held for reading while
+ *	they run
+ * @ev_handlers: core only: the registered &struct ib_event_handler
+ * @ev_pending: core only: device events raised, not yet delivered
+ *	(BIT(enum ib_event_type), under @lock)
+ * @ev_work: core only: delivers @ev_pending
  *
  * Embedded in the provider's device structure, zeroed, with @name,
  * @netdev, @ops and optionally @dma_device, @node_guid and
@@ -291,6 +303,11 @@ struct ib_device {
 	bool warned;
 	atomic_long_t counters[KIWI_DEV_NR_COUNTERS];
 	struct dentry *debugfs;
+	u32 res_next[RDMA_RESTRACK_MAX];	/* lock */
+	struct rw_semaphore ev_rwsem;		/* protects ev_handlers */
+	struct list_head ev_handlers;
+	unsigned long ev_pending;		/* lock */
+	struct work_struct ev_work;
 	struct list_head client_ctxs;	/* clients added to it (lock) */
 	struct list_head client_node;	/* kiwi_client_devices */
 };
@@ -388,6 +405,32 @@ struct ib_event {
 };
 
 /**
+ * struct ib_event_handler - a ULP's handler of a device's events
+ * @device: the device
+ * @handler: hears IB_EVENT_PORT_ACTIVE, IB_EVENT_PORT_ERR and
+ *	IB_EVENT_DEVICE_FATAL of @device (&ib_event.element.port_num is 1),
+ *	in process context, one event at a time
+ * @list: core only: entry in the device's handler list
+ *
+ * Set up with INIT_IB_EVENT_HANDLER(), then ib_register_event_handler().
+ */
+struct ib_event_handler {
+	struct ib_device *device;
+	void (*handler)(struct ib_event_handler *handler,
+			struct ib_event *event);
+	struct list_head list;
+};
+
+#define INIT_IB_EVENT_HANDLER(_ptr, _device, _handler)		\
+	do {							\
+		struct ib_event_handler *__h = (_ptr);		\
+								\
+		__h->device = _device;				\
+		__h->handler = _handler;			\
+		INIT_LIST_HEAD(&__h->list);			\
+	} while (0)
+
+/**
  * enum ib_pd_flags - flags of ib_alloc_pd()
  * @IB_PD_UNSAFE_GLOBAL_RKEY: an rkey for all of memory: refused by kiwi
  */
@@ -402,6 +445,7 @@ enum ib_pd_flags {
  * @flags: 0 (kiwi has no IB_PD_UNSAFE_GLOBAL_RKEY)
  * @device: the device
  * @unsafe_global_rkey: 0
+ * @res: its id among the device's PDs (set by the core)
  * @usecnt: core only: QPs and MRs of the PD
  * @node: core only: entry in the device's PD list
  *
@@ -413,6 +457,7 @@ struct ib_pd {
 	u32 flags;
 	struct ib_device *device;
 	u32 unsafe_global_rkey;
+	struct rdma_restrack_entry res;
 	/* private: */
 	atomic_t usecnt;
 	struct list_head node;
@@ -459,6 +504,7 @@ enum ib_poll_context {
  * @comp_wq: CQ library: the workqueue of @work
  * @shared: made by ib_cq_pool_get(), freed by ib_cq_pool_put()
  * @comp_vector: the completion vector asked for
+ * @res: its id among the device's CQs (set by the core)
  * @node: core only: entry in the device's CQ list
  */
 struct ib_cq {
@@ -478,6 +524,7 @@ struct ib_cq {
 	struct workqueue_struct *comp_wq;
 	u8 shared:1;
 	unsigned int comp_vector;
+	struct rdma_restrack_entry res;
 	/* private: */
 	struct list_head node;
 };
@@ -652,6 +699,7 @@ struct ib_qp_init_attr {
  * @mrs_used: MRs taken from the QP's pools
  * @rdma_mrs: the MR pool of the rw API, or a ULP's (ib_mr_pool_init())
  * @sig_mrs: a ULP's second MR pool (Linux's integrity MRs; kiwi has none)
+ * @res: its id among the device's QPs (set by the core)
  * @node: core only: entry in the device's QP list
  *
  * Embedded in, allocated and freed by the provider. The provider sets
@@ -675,6 +723,7 @@ struct ib_qp {
 	int mrs_used;
 	struct list_head rdma_mrs;
 	struct list_head sig_mrs;
+	struct rdma_restrack_entry res;
 	/* private: */
 	struct list_head node;
 	spinlock_t ev_lock;		/* protects ev_pending, ev_dead */
@@ -716,6 +765,7 @@ enum ib_mr_type {
  * @need_inval: for the ULP's own use (Linux's ULPs track invalidation)
  * @qp_entry: entry in an MR pool (ib_mr_pool_get() takes it off)
  * @sig_attrs: always NULL (no integrity MRs)
+ * @res: its id among the device's MRs (set by the core)
  * @node: core only: entry in the device's MR list
  */
 struct ib_mr {
@@ -730,6 +780,7 @@ struct ib_mr {
 	bool need_inval;
 	struct list_head qp_entry;
 	struct ib_sig_attrs *sig_attrs;
+	struct rdma_restrack_entry res;
 	/* private: */
 	struct list_head node;
 };
@@ -1069,6 +1120,8 @@ void kiwi_dealloc_pd(struct ib_pd *pd);
 struct ib_qp *kiwi_create_qp(struct ib_pd *pd,
 			     struct ib_qp_init_attr *init);
 int kiwi_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask);
+int kiwi_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init);
 int kiwi_destroy_qp(struct ib_qp *qp);
 int kiwi_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
@@ -1118,6 +1171,8 @@ void kiwi_unregister_client(struct ib_client *client);
 void kiwi_set_client_data(struct ib_device *dev, struct ib_client *client,
 			  void *data);
 void *kiwi_get_client_data(struct ib_device *dev, struct ib_client *client);
+void kiwi_register_event_handler(struct ib_event_handler *handler);
+void kiwi_unregister_event_handler(struct ib_event_handler *handler);
 
 /**
  * ib_post_send() - queue send work requests

@@ -37,10 +37,19 @@
 #define rdma_lock_handler		kiwi_rdma_lock_handler
 #define rdma_unlock_handler		kiwi_rdma_unlock_handler
 
+/*
+ * What Linux's <rdma/rdma_cm.h> brings in through <rdma/ib_addr.h>, and
+ * ULPs use without including it themselves: network namespaces
+ * (rdma_create_id(&init_net, ...)), net devices, and by
+ * <linux/if_vlan.h> the unaligned accessors.
+ */
+#include <linux/if_vlan.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/netdevice.h>
 #include <linux/socket.h>
 #include <linux/types.h>
+#include <net/net_namespace.h>
 
 #include <kiwi/iw_cm.h>
 #include <rdma/ib_verbs.h>

@@ -20,6 +20,7 @@
 #define rdma_rw_ctx_wrs			kiwi_rdma_rw_ctx_wrs
 #define rdma_rw_ctx_post		kiwi_rdma_rw_ctx_post
 #define rdma_rw_mr_factor		kiwi_rdma_rw_mr_factor
+#define rdma_rw_max_send_wr		kiwi_rdma_rw_max_send_wr
 #define rdma_rw_ctx_signature_init	kiwi_rdma_rw_ctx_signature_init
 #define rdma_rw_ctx_destroy_signature	kiwi_rdma_rw_ctx_destroy_signature
 
@@ -85,6 +86,9 @@ int kiwi_rdma_rw_ctx_post(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 			  struct ib_send_wr *chain_wr);
 unsigned int kiwi_rdma_rw_mr_factor(struct ib_device *device, u32 port_num,
 				    unsigned int maxpages);
+unsigned int kiwi_rdma_rw_max_send_wr(struct ib_device *dev, u32 port_num,
+				      unsigned int max_rdma_ctxs,
+				      u32 create_flags);
 int kiwi_rdma_rw_ctx_signature_init(struct rdma_rw_ctx *ctx,
 				    struct ib_qp *qp, u32 port_num,
 				    struct scatterlist *sg, u32 sg_cnt,

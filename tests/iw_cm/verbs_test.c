@@ -13,6 +13,7 @@
 #include <linux/workqueue.h>
 
 #include <kiwi/provider.h>
+#include <rdma/rw.h>
 
 #include "iwcm_test.h"
 #include "kiwi_test.h"
@@ -383,6 +384,125 @@ static void verbs_names_and_caps(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_dma_mapping_error(u->dev, 0), 0);
 }
 
+/*
+ * Each PD, CQ, QP and MR gets a restrack id distinct among the live ones
+ * of its type on the device (NFS/RDMA names its queues and MRs by them).
+ */
+static void verbs_restrack_ids(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct ib_pd *pd[2] = { ib_alloc_pd(u->dev, 0), ib_alloc_pd(u->dev, 0) };
+	struct ib_cq *cq = ib_alloc_cq(u->dev, NULL, 4, 0, IB_POLL_DIRECT);
+	struct ib_qp_init_attr init = {
+		KT_QP_RC, .send_cq = u->cq, .recv_cq = cq,
+	};
+	void *buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	struct ib_qp *qp[2];
+	struct ib_mr *mr[2];
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd[0]);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd[1]);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < 2; i++) {
+		qp[i] = kiwi_create_qp(pd[0], &init);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp[i]);
+		mr[i] = kiwi_reg_kernel_mr(pd[i], buf, 64, IB_ACCESS_LOCAL_WRITE);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr[i]);
+	}
+	KUNIT_EXPECT_NE(test, pd[0]->res.id, pd[1]->res.id);
+	KUNIT_EXPECT_NE(test, u->cq->res.id, cq->res.id);
+	KUNIT_EXPECT_NE(test, qp[0]->res.id, qp[1]->res.id);
+	KUNIT_EXPECT_NE(test, mr[0]->res.id, mr[1]->res.id);
+	KUNIT_EXPECT_EQ(test, pd[1]->res.type, RDMA_RESTRACK_PD);
+	KUNIT_EXPECT_EQ(test, cq->res.type, RDMA_RESTRACK_CQ);
+	KUNIT_EXPECT_EQ(test, qp[1]->res.type, RDMA_RESTRACK_QP);
+	KUNIT_EXPECT_EQ(test, mr[1]->res.type, RDMA_RESTRACK_MR);
+	KUNIT_EXPECT_TRUE(test, pd[0]->res.valid && cq->res.valid &&
+			  qp[0]->res.valid && mr[0]->res.valid);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp[i]), 0);
+		KUNIT_EXPECT_EQ(test, ib_dereg_mr(mr[i]), 0);
+	}
+	for (i = 0; i < 2; i++)
+		ib_dealloc_pd(pd[i]);
+	ib_free_cq(cq);
+}
+
+struct vt_dev_events {
+	struct ib_event_handler h;
+	atomic_t fatal;
+	struct completion heard;
+};
+
+static void vt_dev_event(struct ib_event_handler *h, struct ib_event *ev)
+{
+	struct vt_dev_events *e = container_of(h, struct vt_dev_events, h);
+
+	if (ev->event == IB_EVENT_DEVICE_FATAL && ev->element.port_num == 1 &&
+	    ev->device == h->device)
+		atomic_inc(&e->fatal);
+	complete(&e->heard);
+}
+
+/*
+ * A provider's device event reaches every handler registered on the
+ * device, in process context, and none that was unregistered.
+ */
+static void verbs_device_events(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct vt_dev_events *e = kunit_kcalloc(test, 3, sizeof(*e),
+						 GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	for (i = 0; i < 3; i++) {
+		init_completion(&e[i].heard);
+		INIT_IB_EVENT_HANDLER(&e[i].h, u->dev, vt_dev_event);
+		ib_register_event_handler(&e[i].h);
+	}
+	ib_unregister_event_handler(&e[2].h);
+	kiwi_device_event(u->dev, IB_EVENT_DEVICE_FATAL);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&e[i].heard,
+								  5 * HZ), 0UL);
+		KUNIT_EXPECT_EQ(test, atomic_read(&e[i].fatal), 1);
+	}
+	for (i = 0; i < 2; i++)
+		ib_unregister_event_handler(&e[i].h);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e[2].fatal), 0);
+	KUNIT_EXPECT_FALSE(test, completion_done(&e[2].heard));
+}
+
+/* A provider without query_qp (the mock) makes ib_query_qp() refuse. */
+static void verbs_query_qp_absent(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct ib_qp_init_attr init = {
+		KT_QP_RC, .send_cq = u->cq, .recv_cq = u->cq,
+	};
+	struct ib_qp_attr attr;
+	struct ib_qp *qp = kiwi_create_qp(u->pd, &init);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	KUNIT_EXPECT_EQ(test, ib_query_qp(qp, &attr, ~0, &init), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+}
+
+/* The rw API's send queue sizing, for ULPs that size it themselves. */
+static void verbs_rw_max_send_wr(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+
+	/* a REG_MR, the READ or WRITE and a LOCAL_INV per context */
+	KUNIT_EXPECT_EQ(test, rdma_rw_max_send_wr(u->dev, 1, 10, 0), 30U);
+	KUNIT_EXPECT_EQ(test, rdma_rw_max_send_wr(u->dev, 1, 0, 0), 0U);
+	KUNIT_EXPECT_EQ(test, rdma_rw_max_send_wr(u->dev, 1, UINT_MAX / 2, 0),
+			UINT_MAX);
+}
+
 /* Every device gets a node GUID of its own. */
 static void verbs_node_guids_differ(struct kunit *test)
 {
@@ -403,6 +523,10 @@ static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(verbs_cq_refused),
 	KUNIT_CASE(verbs_names_and_caps),
 	KUNIT_CASE(verbs_node_guids_differ),
+	KUNIT_CASE(verbs_restrack_ids),
+	KUNIT_CASE(verbs_rw_max_send_wr),
+	KUNIT_CASE(verbs_device_events),
+	KUNIT_CASE(verbs_query_qp_absent),
 	{}
 };
 

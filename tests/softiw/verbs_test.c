@@ -11,12 +11,15 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <rdma/rw.h>
 
 #include "cm_fixture.h"
+#include "kiwi_test.h"
 #include "softiw.h"
 #include "verbs_util.h"
 
@@ -811,6 +814,122 @@ static void verbs_rw_refused(struct kunit *test)
 	cmt_teardown(p->t);
 }
 
+/* ib_query_qp() tells what a connected QP has: state, queues, IRD/ORD. */
+static void verbs_query_qp(struct kunit *test)
+{
+	struct vt_pair *p = vt_setup(test, VT_PORT + 11);
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	u16 ird, ord;
+
+	vt_connect(p, NULL);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(p->qp[0], &attr, ~0, &init), 0);
+	kiwi_softiw_qp_depths(p->qp[0], &ird, &ord);
+	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, attr.cur_qp_state, IB_QPS_RTS);
+	KUNIT_EXPECT_GE(test, attr.cap.max_send_wr, 8U);
+	KUNIT_EXPECT_GE(test, attr.cap.max_recv_wr, 8U);
+	KUNIT_EXPECT_GE(test, attr.cap.max_send_sge, 1U);
+	KUNIT_EXPECT_EQ(test, attr.max_rd_atomic, ord);
+	KUNIT_EXPECT_EQ(test, attr.max_dest_rd_atomic, ird);
+	KUNIT_EXPECT_EQ(test, attr.dest_qp_num, 0U);
+	KUNIT_EXPECT_PTR_EQ(test, init.send_cq, p->t->cq);
+	KUNIT_EXPECT_PTR_EQ(test, init.recv_cq, p->t->cq);
+	KUNIT_EXPECT_EQ(test, init.qp_type, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, init.cap.max_recv_wr, attr.cap.max_recv_wr);
+
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(p->qp[1], &(struct ib_qp_attr) {
+			.qp_state = IB_QPS_ERR }, IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(p->qp[1], &attr, ~0, &init), 0);
+	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_ERR);
+}
+
+/**
+ * struct vt_events - what a device event handler heard
+ * @h: the handler
+ * @lock: protects @seen and @n
+ * @seen: the events, in order
+ * @n: how many
+ * @port: the port number of the last
+ */
+struct vt_events {
+	struct ib_event_handler h;
+	spinlock_t lock;	/* protects seen, n */
+	enum ib_event_type seen[8];
+	int n;
+	u32 port;
+};
+
+static void vt_event(struct ib_event_handler *h, struct ib_event *ev)
+{
+	struct vt_events *e = container_of(h, struct vt_events, h);
+
+	spin_lock(&e->lock);
+	if (e->n < ARRAY_SIZE(e->seen))
+		e->seen[e->n++] = ev->event;
+	e->port = ev->element.port_num;
+	spin_unlock(&e->lock);
+}
+
+static int vt_events_seen(struct vt_events *e)
+{
+	int n;
+
+	spin_lock(&e->lock);
+	n = e->n;
+	spin_unlock(&e->lock);
+	return n;
+}
+
+static void vt_link(struct kunit *test, struct net_device *nd, bool up)
+{
+	int ret;
+
+	rtnl_lock();
+	ret = dev_change_flags(nd, up ? nd->flags | IFF_UP :
+			       nd->flags & ~IFF_UP, NULL);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, ret, 0);
+}
+
+/*
+ * softiw's port follows its interface, as siw's does: kv1 (in the peer
+ * namespace, which keeps its addresses while down) going down and up
+ * gives IB_EVENT_PORT_ERR, then IB_EVENT_PORT_ACTIVE, on port 1; once
+ * unregistered, the handler hears nothing more.
+ */
+static void verbs_port_events(struct kunit *test)
+{
+	struct net *peer = kiwi_test_peer_net(test);
+	struct cmt *t = cmt_setup_in(test, peer, "kv1", "softiw_kv1",
+				     VT_PORT + 12);
+	struct vt_events *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	struct ib_device *dev = t->dev;
+	struct net_device *nd;
+	unsigned long end;
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	nd = dev_get_by_name(peer, "kv1");
+	KUNIT_ASSERT_NOT_NULL(test, nd);
+	spin_lock_init(&e->lock);
+	INIT_IB_EVENT_HANDLER(&e->h, dev, vt_event);
+	ib_register_event_handler(&e->h);
+	vt_link(test, nd, false);
+	vt_link(test, nd, true);
+	end = jiffies + 5 * HZ;
+	while (vt_events_seen(e) < 2 && time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	ib_unregister_event_handler(&e->h);
+	vt_link(test, nd, false);
+	vt_link(test, nd, true);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, vt_events_seen(e), 2);
+	KUNIT_EXPECT_EQ(test, e->seen[0], IB_EVENT_PORT_ERR);
+	KUNIT_EXPECT_EQ(test, e->seen[1], IB_EVENT_PORT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, e->port, 1U);
+	dev_put(nd);
+}
+
 static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(verbs_local_dma_lkey),
 	KUNIT_CASE(verbs_sig_all),
@@ -821,6 +940,8 @@ static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(verbs_drain_qp),
 	KUNIT_CASE(verbs_rw),
 	KUNIT_CASE(verbs_rw_refused),
+	KUNIT_CASE(verbs_query_qp),
+	KUNIT_CASE(verbs_port_events),
 	{}
 };
 
