@@ -5,8 +5,10 @@
  * after ib_destroy_qp() returned. Device events: a provider raises them
  * from any context, every registered ib_event_handler of the device hears
  * them in process context, never after its unregistration returned.
- * Events of one QP, or of one device, are delivered one at a time; an
- * event raised again before its delivery is delivered once.
+ * Events of one QP, or of one device, are delivered one at a time. A QP
+ * event raised again before its delivery is delivered once; a device's
+ * events are delivered in the order they were raised (a port's down and
+ * up both arrive, the last one last).
  */
 #include <linux/bitops.h>
 #include <linux/rwsem.h>
@@ -112,25 +114,34 @@ EXPORT_SYMBOL_GPL(kiwi_qp_event);
 				 BIT(IB_EVENT_PORT_ERR) | \
 				 BIT(IB_EVENT_DEVICE_FATAL))
 
+/* Take the oldest pending device event; false if there is none. */
+static bool kiwi_device_event_pop(struct ib_device *dev,
+				  enum ib_event_type *type)
+{
+	unsigned long flags;
+	bool any;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	any = dev->ev_count;
+	if (any) {
+		*type = dev->ev_ring[dev->ev_head];
+		dev->ev_head = (dev->ev_head + 1) % KIWI_DEVICE_EV_RING;
+		dev->ev_count--;
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return any;
+}
+
 static void kiwi_device_event_work(struct work_struct *work)
 {
 	struct ib_device *dev = container_of(work, struct ib_device, ev_work);
 	struct ib_event ev = { .device = dev, .element.port_num = 1 };
 	struct ib_event_handler *h;
-	unsigned long pending, flags;
-	unsigned int type;
-
-	spin_lock_irqsave(&dev->lock, flags);
-	pending = dev->ev_pending;
-	dev->ev_pending = 0;
-	spin_unlock_irqrestore(&dev->lock, flags);
 
 	down_read(&dev->ev_rwsem);
-	for_each_set_bit(type, &pending, BITS_PER_LONG) {
-		ev.event = type;
+	while (kiwi_device_event_pop(dev, &ev.event))
 		list_for_each_entry(h, &dev->ev_handlers, list)
 			h->handler(h, &ev);
-	}
 	up_read(&dev->ev_rwsem);
 }
 
@@ -144,7 +155,8 @@ void kiwi_device_event_init(struct ib_device *dev)
 {
 	init_rwsem(&dev->ev_rwsem);
 	INIT_LIST_HEAD(&dev->ev_handlers);
-	dev->ev_pending = 0;
+	dev->ev_head = 0;
+	dev->ev_count = 0;
 	INIT_WORK(&dev->ev_work, kiwi_device_event_work);
 }
 
@@ -176,21 +188,29 @@ void kiwi_device_event_stop(struct ib_device *dev)
  *	other value is a provider bug, warned about once and dropped
  *
  * Every &struct ib_event_handler registered on @dev hears it in process
- * context. Raising is cheap and never fails; raising an event still
- * pending does nothing; a dying device raises nothing.
+ * context, in the order the events were raised. Raising is cheap and
+ * never fails: when more than a few wait, the oldest is dropped, so the
+ * last state of the port always arrives. A dying device raises nothing.
  *
  * Context: any context.
  */
 void kiwi_device_event(struct ib_device *dev, enum ib_event_type type)
 {
 	unsigned long flags;
+	unsigned int tail;
 
 	if (WARN_ON_ONCE((unsigned int)type >= BITS_PER_LONG ||
 			 !(BIT(type) & KIWI_DEVICE_EVENTS)))
 		return;
 	spin_lock_irqsave(&dev->lock, flags);
 	if (!dev->dying) {
-		dev->ev_pending |= BIT(type);
+		if (dev->ev_count == KIWI_DEVICE_EV_RING) {
+			dev->ev_head = (dev->ev_head + 1) % KIWI_DEVICE_EV_RING;
+			dev->ev_count--;
+		}
+		tail = (dev->ev_head + dev->ev_count) % KIWI_DEVICE_EV_RING;
+		dev->ev_ring[tail] = type;
+		dev->ev_count++;
 		queue_work(system_wq, &dev->ev_work);
 	}
 	spin_unlock_irqrestore(&dev->lock, flags);

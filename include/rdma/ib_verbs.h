@@ -233,6 +233,9 @@ enum kiwi_device_counter {
 	KIWI_DEV_NR_COUNTERS
 };
 
+/* Device events that may wait for delivery (&ib_device.ev_ring). */
+#define KIWI_DEVICE_EV_RING	8
+
 /**
  * struct ib_device - an RNIC, as its provider registers it
  * @name: unique name, e.g. "siw0"
@@ -269,9 +272,11 @@ enum kiwi_device_counter {
  * @ev_rwsem: core only: protects @ev_handlers; held for reading while
  *	they run
  * @ev_handlers: core only: the registered &struct ib_event_handler
- * @ev_pending: core only: device events raised, not yet delivered
- *	(BIT(enum ib_event_type), under @lock)
- * @ev_work: core only: delivers @ev_pending
+ * @ev_ring: core only: device events raised, not yet delivered, oldest
+ *	at @ev_head (under @lock)
+ * @ev_head: core only: see @ev_ring
+ * @ev_count: core only: events in @ev_ring
+ * @ev_work: core only: delivers @ev_ring
  *
  * Embedded in the provider's device structure, zeroed, with @name,
  * @netdev, @ops and optionally @dma_device, @node_guid and
@@ -306,7 +311,9 @@ struct ib_device {
 	u32 res_next[RDMA_RESTRACK_MAX];	/* lock */
 	struct rw_semaphore ev_rwsem;		/* protects ev_handlers */
 	struct list_head ev_handlers;
-	unsigned long ev_pending;		/* lock */
+	u8 ev_ring[KIWI_DEVICE_EV_RING];	/* lock: enum ib_event_type */
+	unsigned int ev_head;			/* lock */
+	unsigned int ev_count;			/* lock */
 	struct work_struct ev_work;
 	struct list_head client_ctxs;	/* clients added to it (lock) */
 	struct list_head client_node;	/* kiwi_client_devices */

@@ -476,6 +476,61 @@ static void verbs_device_events(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, completion_done(&e[2].heard));
 }
 
+struct vt_dev_order {
+	struct ib_event_handler h;
+	enum ib_event_type seen[4];
+	int n;
+	struct completion entered;
+	struct completion release;
+	struct completion three;
+};
+
+/* Records each event; holds the delivery of DEVICE_FATAL until released. */
+static void vt_dev_order_event(struct ib_event_handler *h,
+			       struct ib_event *ev)
+{
+	struct vt_dev_order *o = container_of(h, struct vt_dev_order, h);
+
+	if (o->n < ARRAY_SIZE(o->seen))
+		o->seen[o->n++] = ev->event;
+	if (ev->event == IB_EVENT_DEVICE_FATAL) {
+		complete(&o->entered);
+		wait_for_completion_timeout(&o->release, 5 * HZ);
+	}
+	if (o->n == 3)
+		complete(&o->three);
+}
+
+/*
+ * A port that goes down and up again while an earlier event is being
+ * delivered is heard going down, then up: in the order raised, the last
+ * state last (not in the order of the event types' values).
+ */
+static void verbs_device_events_in_order(struct kunit *test)
+{
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct vt_dev_order *o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	init_completion(&o->entered);
+	init_completion(&o->release);
+	init_completion(&o->three);
+	INIT_IB_EVENT_HANDLER(&o->h, u->dev, vt_dev_order_event);
+	ib_register_event_handler(&o->h);
+	kiwi_device_event(u->dev, IB_EVENT_DEVICE_FATAL);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&o->entered,
+							  5 * HZ), 0UL);
+	kiwi_device_event(u->dev, IB_EVENT_PORT_ERR);
+	kiwi_device_event(u->dev, IB_EVENT_PORT_ACTIVE);
+	complete(&o->release);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&o->three, 5 * HZ),
+			0UL);
+	ib_unregister_event_handler(&o->h);
+	KUNIT_EXPECT_EQ(test, o->n, 3);
+	KUNIT_EXPECT_EQ(test, o->seen[1], IB_EVENT_PORT_ERR);
+	KUNIT_EXPECT_EQ(test, o->seen[2], IB_EVENT_PORT_ACTIVE);
+}
+
 /* A provider without query_qp (the mock) makes ib_query_qp() refuse. */
 static void verbs_query_qp_absent(struct kunit *test)
 {
@@ -526,6 +581,7 @@ static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(verbs_restrack_ids),
 	KUNIT_CASE(verbs_rw_max_send_wr),
 	KUNIT_CASE(verbs_device_events),
+	KUNIT_CASE(verbs_device_events_in_order),
 	KUNIT_CASE(verbs_query_qp_absent),
 	{}
 };
