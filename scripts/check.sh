@@ -10,8 +10,11 @@
 #                          globs (a suite name selects the module that holds
 #                          it); default: every kiwi_*_test module, then
 #                          "samples" (make demo's VM on the test kernel,
-#                          one case) and "nvme" (Linux's NVMe-oF RDMA host
-#                          and target over kiwi, a case per step)
+#                          one case), "nvme" (Linux's NVMe-oF RDMA host
+#                          and target over kiwi, a case per step) and
+#                          "dkms" (dkms build against Debian's headers, and
+#                          its modules loaded on Debian's stock kernel in a
+#                          VM: two cases, scripts/dkms.sh)
 #      KIWI_SKIP_STATIC=1  skip the static checks (quick iteration)
 #      KIWI_SUITE_TIMEOUT  seconds a test module may run (default 300)
 #      KIWI_BOOT_TIMEOUT   seconds a VM may take to boot (default 180)
@@ -55,20 +58,24 @@ for m in "${all[@]}"; do
 		case $g in ${m%_test} | ${m%_test}_*) selected="$selected $m"; break ;; esac
 	done
 done
-# The sample ULPs (make demo's VM on the debug test kernel) and NVMe-oF.
-samples=0 nvme=0
+# The sample ULPs (make demo's VM on the debug test kernel), NVMe-oF and
+# the DKMS package.
+samples=0 nvme=0 dkms=0
 if [ -z "${SUITES:-}" ]; then
-	samples=1 nvme=1
+	samples=1 nvme=1 dkms=1
 else
 	for g in ${SUITES//,/ }; do
 		# shellcheck disable=SC2053
 		if [[ samples == $g ]]; then samples=1; fi
 		# shellcheck disable=SC2053
 		if [[ nvme == $g ]]; then nvme=1; fi
+		# shellcheck disable=SC2053
+		if [[ dkms == $g ]]; then dkms=1; fi
 	done
 fi
 set +f
 [ -n "$selected" ] || [ "$samples" = 1 ] || [ "$nvme" = 1 ] ||
+	[ "$dkms" = 1 ] ||
 	die "SUITES='${SUITES:-}' selects no test module"
 
 # The interoperability suite runs in a VM of its own: it needs Linux's siw
@@ -161,6 +168,23 @@ if [ "$nvme" = 1 ]; then
 		total_fail=$((total_fail + 1))
 		echo "VM nvme: no summary (see $vm/nvme/console.log)"
 	fi
+fi
+
+if [ "$dkms" = 1 ]; then
+	drc=0
+	bash "$top/scripts/dkms.sh" "$build/dkms" || drc=$?
+	p=0 f=0
+	if [ -r "$build/dkms/summary" ]; then
+		read -r p f k <"$build/dkms/summary"
+	fi
+	# a script that failed without counting it still failed a case
+	if [ "$drc" != 0 ] && [ "$f" = 0 ]; then
+		f=1
+		echo "dkms: FAILED (exit $drc; see $build/dkms/dkms.log)"
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	[ "$drc" = 0 ] || rc=1
 fi
 
 echo

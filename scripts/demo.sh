@@ -47,18 +47,6 @@ nvme_port=${KIWI_DEMO_NVME_PORT:-4420}
 nvme_client_port=${KIWI_DEMO_NVME_CLIENT_PORT:-$nvme_port}
 t0=$(date +%s)
 
-# The newest kernel that has both its image and its headers installed.
-stock_kernel() {
-	local img v
-	for img in $(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -rV); do
-		v=${img#/boot/vmlinuz-}
-		if [ -d "/usr/src/linux-headers-$v" ]; then
-			echo "$v"
-			return
-		fi
-	done
-}
-
 # veth.ko of kernel $1, uncompressed (busybox insmod cannot decompress);
 # nothing if it is built in.
 veth_ko() {

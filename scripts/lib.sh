@@ -15,6 +15,19 @@ project_files() {
 		while read -r f; do [ -e "$top/$f" ] && echo "$f"; done
 }
 
+# Debian's newest kernel that has both its image and its headers
+# installed (linux-image-*-amd64, linux-headers-*-amd64): its release.
+stock_kernel() {
+	local img v
+	for img in $(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -rV); do
+		v=${img#/boot/vmlinuz-}
+		if [ -d "/usr/src/linux-headers-$v" ]; then
+			echo "$v"
+			return
+		fi
+	done
+}
+
 # Copy the sources to $1 and build kiwi's modules there against kernel
 # tree $2 with W=1 and sparse; fail on any warning. Extra make arguments
 # follow. Each kernel gets its own copy, so builds never share objects.
