@@ -9,6 +9,7 @@
 #                   then bench-nvme
 #   make bench-nvme NVMe-oF over kiwi vs. nvme-rdma over siw vs. NVMe/TCP
 #   make bench-profile  the same stacks on a kernel with the function profiler
+#   make htmldocs   the manual, Documentation/, as HTML in build/htmldocs/
 #   make deps       install the Debian packages every target needs
 #
 # The kernel build system reads Kbuild; this file only drives it.
@@ -18,7 +19,7 @@ BUILD ?= $(CURDIR)/build
 
 export BUILD KIWI_CACHE SUITES KIWI_SUITE_TIMEOUT KIWI_SKIP_STATIC
 
-.PHONY: all modules deps demo demo-selftest check static bench \
+.PHONY: all modules deps demo demo-selftest check static htmldocs bench \
 	bench-nvme bench-profile harness-selftest clean help
 
 all: modules
@@ -40,6 +41,10 @@ demo-selftest:
 static:
 	@bash scripts/deps.sh check
 	@bash scripts/static.sh
+
+htmldocs:
+	@bash scripts/deps.sh docs
+	@bash scripts/htmldocs.sh
 
 check:
 	@bash scripts/deps.sh check
@@ -68,4 +73,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,14p' Makefile

@@ -18,7 +18,8 @@ static atomic_t kiwi_ulp_seq = ATOMIC_INIT(0);
  * @ev: the event
  *
  * Context: a kiwi_cm worker.
- * Return: @u->hook's result, or @u->ret_on[event].
+ * Return: the result of the hook of @id's fixture (its context), or,
+ * without a hook, the fixture's ret_on entry for the event.
  */
 int kiwi_ulp_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
 {
