@@ -3,8 +3,8 @@
 #
 # Static checks: build against Debian's headers with W=1 and sparse,
 # checkpatch --strict, kernel-doc, exported symbol names, module metadata,
-# the benchmark scripts' self-test, SPDX lines. Zero warnings is the only
-# pass.
+# the HTML manual (scripts/htmldocs.sh), the benchmark scripts' self-test,
+# SPDX lines. Zero warnings is the only pass.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -62,6 +62,9 @@ kd=$(cd "$top" && perl "$src/scripts/kernel-doc" -none -v \
 	"${hfiles[@]}" "${cfiles[@]}" 2>&1 | grep -v ": info: " || true)
 [ -z "$kd" ] || { echo "$kd"; die "kernel-doc warnings"; }
 echo "ok: ${#cfiles[@]} files"
+
+step "static: the manual (make htmldocs: Sphinx -n -W, kernel-doc)"
+bash "$top/scripts/htmldocs.sh"
 
 step "static: the benchmark scripts' self-test"
 python3 -B "$top/scripts/bench_selftest.py" 2>"$out/bench_selftest.log" ||
