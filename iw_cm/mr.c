@@ -173,7 +173,7 @@ static bool kiwi_pages_fit(struct page **pages, unsigned int npages,
  * @pages: the pages (highmem included), the caller's until
  *	kiwi_dereg_mr() returns; the array itself may be freed on return
  * @npages: entries at @pages, each one used
- * @offset: of the first byte in @pages[0], below PAGE_SIZE
+ * @offset: of the first byte in the first page of @pages, below PAGE_SIZE
  * @length: bytes: from @offset to the end of the first page, then whole
  *	pages, then the start of the last
  * @iova: tagged offset of the first byte

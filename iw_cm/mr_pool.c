@@ -14,7 +14,7 @@
 /**
  * kiwi_mr_pool_get() - take an MR from a QP's pool (ib_mr_pool_get())
  * @qp: the QP
- * @list: the pool, &qp->rdma_mrs or &qp->sig_mrs
+ * @list: the pool, @qp->rdma_mrs or @qp->sig_mrs
  *
  * Context: any context.
  * Return: the MR, or NULL if the pool is empty.

@@ -859,7 +859,7 @@ static const char *const kiwi_rdma_event_names[RDMA_CM_NR_EVENTS] = {
  * @event: the event type
  *
  * Context: any context.
- * Return: its name without the RDMA_CM_EVENT_ prefix, "UNKNOWN" if out
+ * Return: its name without the ``RDMA_CM_EVENT_`` prefix, "UNKNOWN" if out
  * of range.
  */
 const char *kiwi_rdma_event_msg(enum rdma_cm_event_type event)

@@ -141,7 +141,7 @@ free_sdev:
  * kiwi_softiw_attach() - create the softiw device of a net_device
  * @ifname: the interface name, in the caller's network namespace
  *
- * The device is named "softiw_" followed by @ifname and keeps that name
+ * The device is named ``softiw_`` followed by @ifname and keeps that name
  * if the interface is renamed. The name is looked up in the network
  * namespace of the calling task: the initial one for kernel threads, the
  * writer's for the attach parameter, so that an interface of another

@@ -282,6 +282,14 @@ int kiwi_cm_live_ids(void);
 void kiwi_fault_fail_nth(int nth);
 int kiwi_fault_remaining(void);
 void kiwi_fault_hook_nth(int nth, void (*fn)(void *data), void *data);
+/**
+ * typedef kiwi_fault_deliver_fn - a test's hook on the delivery of events
+ * @id: the id whose event is on its way to the owner's handler
+ * @ev: the event
+ * @data: what the test armed the hook with
+ *
+ * Armed by kiwi_fault_hook_deliver(); runs before the handler is entered.
+ */
 typedef void (*kiwi_fault_deliver_fn)(struct kiwi_cm_id *id,
 				      const struct kiwi_cm_event *ev,
 				      void *data);
