@@ -181,8 +181,7 @@ static bool kiwi_qp_init_ok(struct ib_device *dev,
 	return cap->max_send_wr <= a->max_qp_wr &&
 	       cap->max_recv_wr <= a->max_qp_wr &&
 	       cap->max_send_sge <= a->max_send_sge &&
-	       cap->max_recv_sge <= a->max_recv_sge &&
-	       !cap->max_inline_data;
+	       cap->max_recv_sge <= a->max_recv_sge;
 }
 
 /**
@@ -197,12 +196,14 @@ static bool kiwi_qp_init_ok(struct ib_device *dev,
  * grants both). &ib_qp_cap.max_rdma_ctxs, for the rw API, grows
  * @init->cap.max_send_wr by three per context (within the device's
  * limit) and gives the QP a fast-registration MR per context.
+ * &ib_qp_cap.max_inline_data is the provider's to check, as in Linux:
+ * no device attribute says how much inline data a QP may have.
  *
  * Context: process context; sleeps.
  * Return: the QP, or ERR_PTR(-ENODEV) if the device is going away,
  * -EINVAL for missing or foreign CQs, an SRQ, create flags, a QP type
- * other than IB_QPT_RC, inline data or sizes beyond the device's limits,
- * or the provider's error.
+ * other than IB_QPT_RC or sizes beyond the device's limits, or the
+ * provider's error (-EINVAL for more inline data than it offers).
  */
 struct ib_qp *kiwi_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *init)
 {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_softiw queue pairs: numbers, references, the states the connection
- * manager drives, the send and receive queues, posting, and flush.
+ * manager drives, the send and receive queues, and flush (post.c queues
+ * the work requests).
  *
  * The QP's lock protects its state, its endpoint pointer and both queues;
  * it is taken with interrupts off, since posting is legal in any context.
@@ -53,6 +54,7 @@ static void softiw_qp_free(struct softiw_qp *sqp)
 {
 	kvfree(sqp->sq.wqe);
 	kvfree(sqp->rq.wqe);
+	kvfree(sqp->sq_inline);
 	kfree(sqp);
 }
 
@@ -80,6 +82,21 @@ static int softiw_wq_init(struct softiw_wq *wq, u32 size, u32 max_sge)
 	return wq->wqe ? 0 : -ENOMEM;
 }
 
+/*
+ * IB_SEND_INLINE data is copied when posted into a buffer of the send
+ * ring's entry; a QP that asks for none gets none.
+ */
+static int softiw_sq_inline_init(struct softiw_qp *sqp, u32 max_inline)
+{
+	if (max_inline > SOFTIW_MAX_INLINE)
+		return -EINVAL;
+	sqp->max_inline = max_inline;
+	if (!max_inline || !sqp->sq.size)
+		return 0;
+	sqp->sq_inline = kvcalloc(sqp->sq.size, max_inline, GFP_KERNEL);
+	return sqp->sq_inline ? 0 : -ENOMEM;
+}
+
 struct ib_qp *softiw_create_qp(struct ib_pd *pd,
 			       const struct ib_qp_init_attr *init)
 {
@@ -101,6 +118,9 @@ struct ib_qp *softiw_create_qp(struct ib_pd *pd,
 	if (ret)
 		goto free_qp;
 	ret = softiw_wq_init(&sqp->rq, cap->max_recv_wr, cap->max_recv_sge);
+	if (ret)
+		goto free_qp;
+	ret = softiw_sq_inline_init(sqp, cap->max_inline_data);
 	if (ret)
 		goto free_qp;
 	/*
@@ -144,14 +164,26 @@ static struct softiw_cq *softiw_wq_cq(struct softiw_qp *sqp,
 	return softiw_cq(wq == &sqp->sq ? sqp->qp.send_cq : sqp->qp.recv_cq);
 }
 
-/*
- * Report one work request: receive always, send if signaled or failed.
- * @inv_rkey: a RECV's SEND with Invalidate invalidated this STag, or NULL.
+/**
+ * softiw_wq_report() - report one work request on its queue's CQ
+ * @sqp: the QP
+ * @wq: its send or receive queue
+ * @wr_id: the request's cookie
+ * @opcode: a send request's &enum ib_wr_opcode
+ * @flags: a send request's IB_SEND_* flags
+ * @status: how it ended
+ * @byte_len: bytes received, or read by a READ
+ * @solicited: a RECV filled by a SEND with Solicited Event
+ * @inv_rkey: a RECV's SEND with Invalidate invalidated this STag, or NULL
+ *
+ * A receive is always reported, a send only if signaled or failed.
+ *
+ * Context: any context, the QP's lock held.
+ * Return: 0, or -EOVERFLOW if the CQ is full.
  */
-static int softiw_wq_report(struct softiw_qp *sqp, struct softiw_wq *wq,
-			    u64 wr_id, u8 opcode, u8 flags,
-			    enum ib_wc_status status,
-			    u32 byte_len, bool solicited, const u32 *inv_rkey)
+int softiw_wq_report(struct softiw_qp *sqp, struct softiw_wq *wq,
+		     u64 wr_id, u8 opcode, u8 flags, enum ib_wc_status status,
+		     u32 byte_len, bool solicited, const u32 *inv_rkey)
 {
 	struct ib_wc wc = {
 		.wr_id = wr_id, .status = status, .qp = &sqp->qp,
@@ -194,7 +226,13 @@ static u32 softiw_wq_flush(struct softiw_qp *sqp, struct softiw_wq *wq)
 	return n;
 }
 
-static void softiw_qp_notify(struct softiw_qp *sqp)
+/**
+ * softiw_qp_notify() - call the completion handlers of a QP's CQs
+ * @sqp: the QP
+ *
+ * Context: any context, the QP's lock not held.
+ */
+void softiw_qp_notify(struct softiw_qp *sqp)
 {
 	softiw_cq_notify(softiw_cq(sqp->qp.send_cq));
 	if (sqp->qp.recv_cq != sqp->qp.send_cq)
@@ -317,6 +355,7 @@ int softiw_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr)
 		.max_recv_wr = sqp->rq.size,
 		.max_send_sge = sqp->sq.max_sge,
 		.max_recv_sge = sqp->rq.max_sge,
+		.max_inline_data = sqp->max_inline,
 	};
 	return 0;
 }
@@ -371,221 +410,6 @@ struct ib_qp *softiw_get_qp(struct ib_device *kdev, u32 qpn)
 	struct softiw_qp *sqp = xa_load(&softiw_dev(kdev)->qps, qpn);
 
 	return sqp ? &sqp->qp : NULL;
-}
-
-/* Resolve a work request's SGEs into @wqe; the total must fit a message. */
-static int softiw_wqe_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
-			   const struct ib_sge *sg, int num_sge, u32 access,
-			   u32 max_len)
-{
-	u64 len = 0;
-	int i, ret;
-
-	for (i = 0; i < num_sge; i++) {
-		ret = softiw_mr_resolve(sqp->qp.pd, &sg[i], access,
-					&wqe->buf[i]);
-		if (ret)
-			return ret;
-		len += sg[i].length;
-	}
-	if (len > max_len)
-		return -EMSGSIZE;
-	wqe->nbuf = num_sge;
-	wqe->len = len;
-	return 0;
-}
-
-/* A READ's sink of a fast-registration MR, found by STag when placed. */
-static int softiw_wqe_fr_sink(struct softiw_wqe *wqe, const struct ib_sge *sge)
-{
-	wqe->buf[0] = (struct softiw_buf) { .addr = NULL, .len = sge->length };
-	wqe->nbuf = 1;
-	wqe->len = sge->length;
-	wqe->fr_sink = true;
-	return 0;
-}
-
-/* The next free entry of @wq, or NULL if it is full. */
-static struct softiw_wqe *softiw_wq_slot(struct softiw_wq *wq)
-{
-	if (wq->count == wq->size)
-		return NULL;
-	return softiw_wq_at(wq, wq->head + wq->count);
-}
-
-/* In ERROR with its queues flushed: a post completes at once. */
-static bool softiw_qp_flushed(struct softiw_qp *sqp)
-{
-	lockdep_assert_held(&sqp->lock);
-	return sqp->state == IB_QPS_ERR && !sqp->flush_pending;
-}
-
-/*
- * Resolve a send work request's SGEs: a SEND reads up to 1 MiB, an RDMA
- * WRITE reads and an RDMA READ writes up to 4 GiB - 1 of local memory.
- */
-static int softiw_sq_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
-			  const struct ib_send_wr *wr)
-{
-	switch (wr->opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_INV:
-		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge, 0,
-				       SOFTIW_MAX_MSG);
-	case IB_WR_LOCAL_INV:
-		if (wr->num_sge)
-			return -EINVAL;
-		if (!softiw_mr_known(sqp->qp.pd, wr->ex.invalidate_rkey))
-			return -EINVAL;
-		return softiw_wqe_fill(sqp, wqe, NULL, 0, 0, 0);
-	case IB_WR_RDMA_WRITE:
-		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge, 0,
-				       U32_MAX);
-	case IB_WR_RDMA_READ:
-		/* The sink is named by STag on the wire: never STag 0. */
-		if (wr->num_sge && wr->sg_list[0].lkey == SOFTIW_LOCAL_DMA_LKEY)
-			return -EINVAL;
-		if (wr->num_sge == 1 &&
-		    softiw_fr_sink(sqp->qp.pd, wr->sg_list[0].lkey))
-			return softiw_wqe_fr_sink(wqe, &wr->sg_list[0]);
-		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge,
-				       IB_ACCESS_LOCAL_WRITE, U32_MAX);
-	case IB_WR_REG_MR:
-		if (wr->num_sge || softiw_reg_check(sqp->qp.pd, reg_wr(wr)))
-			return -EINVAL;
-		return softiw_wqe_fill(sqp, wqe, NULL, 0, 0, 0);
-	default:
-		return -EOPNOTSUPP;
-	}
-}
-
-static int softiw_sq_add(struct softiw_qp *sqp, const struct ib_send_wr *wr)
-{
-	struct softiw_wqe *wqe = softiw_wq_slot(&sqp->sq);
-	int ret;
-
-	lockdep_assert_held(&sqp->lock);
-	if (wr->send_flags & ~(IB_SEND_SIGNALED | IB_SEND_SOLICITED))
-		return -EINVAL;
-	if (wr->num_sge < 0 || wr->num_sge > sqp->sq.max_sge)
-		return -EINVAL;
-	/* With ORD 0 a READ would wait forever, and all behind it. */
-	if (wr->opcode == IB_WR_RDMA_READ && !sqp->ord &&
-	    sqp->state == IB_QPS_RTS)
-		return -EINVAL;
-	if (!wqe)
-		return -ENOMEM;
-	wqe->fr_sink = false;
-	ret = softiw_sq_fill(sqp, wqe, wr);
-	if (ret)
-		return ret;
-	wqe->wr_id = wr->wr_id;
-	wqe->opcode = wr->opcode;
-	wqe->flags = wr->send_flags;
-	if (sqp->qp.sq_sig_type == IB_SIGNAL_ALL_WR)
-		wqe->flags |= IB_SEND_SIGNALED;
-	wqe->done = false;
-	wqe->rkey = 0;
-	wqe->remote_addr = 0;
-	wqe->mr = NULL;
-	if (wr->opcode == IB_WR_REG_MR) {
-		wqe->mr = softiw_mr(reg_wr(wr)->mr);
-		wqe->rkey = reg_wr(wr)->key;
-		wqe->access = reg_wr(wr)->access;
-	}
-	if (wr->opcode == IB_WR_SEND_WITH_INV ||
-	    wr->opcode == IB_WR_LOCAL_INV) {
-		wqe->rkey = wr->ex.invalidate_rkey;
-	} else if (wr->opcode == IB_WR_RDMA_WRITE ||
-		   wr->opcode == IB_WR_RDMA_READ) {
-		wqe->rkey = rdma_wr(wr)->rkey;
-		wqe->remote_addr = rdma_wr(wr)->remote_addr;
-	}
-	wqe->sink_stag = wr->num_sge ? wr->sg_list[0].lkey : 0;
-	wqe->sink_to = wr->num_sge ? wr->sg_list[0].addr : 0;
-	sqp->sq.count++;
-	return 0;
-}
-
-int softiw_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-		     const struct ib_send_wr **bad_wr)
-{
-	struct softiw_qp *sqp = softiw_qp(qp);
-	bool queued = false, flushed = false;
-	unsigned long flags;
-	int ret = 0;
-
-	spin_lock_irqsave(&sqp->lock, flags);
-	for (; wr; wr = wr->next) {
-		if (softiw_qp_flushed(sqp)) {
-			softiw_wq_report(sqp, &sqp->sq, wr->wr_id, wr->opcode,
-					 0, IB_WC_WR_FLUSH_ERR, 0, false,
-					 NULL);
-			flushed = true;
-			continue;
-		}
-		ret = sqp->state == IB_QPS_RTS || sqp->flush_pending ?
-		      softiw_sq_add(sqp, wr) : -ENOTCONN;
-		if (ret)
-			break;
-		queued = true;
-	}
-	if (ret)
-		*bad_wr = wr;
-	if (queued && sqp->cep)
-		softiw_cep_kick(sqp->cep);
-	spin_unlock_irqrestore(&sqp->lock, flags);
-	if (flushed)
-		softiw_qp_notify(sqp);
-	return ret;
-}
-
-static int softiw_rq_add(struct softiw_qp *sqp, const struct ib_recv_wr *wr)
-{
-	struct softiw_wqe *wqe = softiw_wq_slot(&sqp->rq);
-	int ret;
-
-	lockdep_assert_held(&sqp->lock);
-	if (wr->num_sge < 0 || wr->num_sge > sqp->rq.max_sge)
-		return -EINVAL;
-	if (!wqe)
-		return -ENOMEM;
-	ret = softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge,
-			      IB_ACCESS_LOCAL_WRITE, U32_MAX);
-	if (ret)
-		return ret;
-	wqe->wr_id = wr->wr_id;
-	wqe->flags = 0;
-	sqp->rq.count++;
-	return 0;
-}
-
-int softiw_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
-		     const struct ib_recv_wr **bad_wr)
-{
-	struct softiw_qp *sqp = softiw_qp(qp);
-	bool flushed = false;
-	unsigned long flags;
-	int ret = 0;
-
-	spin_lock_irqsave(&sqp->lock, flags);
-	for (; wr; wr = wr->next) {
-		if (softiw_qp_flushed(sqp)) {
-			softiw_wq_report(sqp, &sqp->rq, wr->wr_id, 0, 0,
-					 IB_WC_WR_FLUSH_ERR, 0, false, NULL);
-			flushed = true;
-			continue;
-		}
-		ret = softiw_rq_add(sqp, wr);
-		if (ret)
-			break;
-	}
-	if (ret)
-		*bad_wr = wr;
-	spin_unlock_irqrestore(&sqp->lock, flags);
-	if (flushed)
-		softiw_qp_notify(sqp);
-	return ret;
 }
 
 /**

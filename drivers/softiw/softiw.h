@@ -37,6 +37,8 @@
 #define SOFTIW_MAX_IRD_ORD	128
 /* Longest SEND message, in bytes; a RECV buffer may be larger. */
 #define SOFTIW_MAX_MSG		SZ_1M
+/* Most bytes of IB_SEND_INLINE data a QP may ask for per send request. */
+#define SOFTIW_MAX_INLINE	256
 
 /**
  * struct softiw_device - a kiwi device bound to one net_device
@@ -140,7 +142,7 @@ struct softiw_mr_chunk {
  *	for the next IB_WR_REG_MR
  * @npages: entries used at @pages
  * @max_pages: entries at @pages (and @pieces)
- * @first_off: offset of the first byte in @pages[0]
+ * @first_off: offset of the first byte in the first page of @pages
  * @rcu: frees it after the readers of the STag table are done
  */
 struct softiw_mr {
@@ -253,6 +255,9 @@ static inline struct softiw_wqe *softiw_wq_at(const struct softiw_wq *wq,
  * @cep: the connection endpoint bound to the QP, or NULL
  * @sq: the send queue
  * @rq: the receive queue
+ * @sq_inline: IB_SEND_INLINE data, @max_inline bytes for each entry of
+ *	@sq, or NULL
+ * @max_inline: the QP's max_inline_data
  * @mulpdu: established: longest ULPDU the QP sends in one FPDU
  * @ord: established: READs the QP may have outstanding (MPA's ORD); a
  *	READ posted while it is 0 is refused
@@ -274,6 +279,8 @@ struct softiw_qp {
 	struct softiw_cep *cep;
 	struct softiw_wq sq;
 	struct softiw_wq rq;
+	u8 *sq_inline;
+	u32 max_inline;
 	u16 mulpdu;
 	u16 ord;
 	u16 ird;
@@ -374,6 +381,10 @@ int softiw_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 int softiw_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
 		     const struct ib_recv_wr **bad_wr);
 void softiw_qp_flush(struct softiw_qp *sqp);
+int softiw_wq_report(struct softiw_qp *sqp, struct softiw_wq *wq,
+		     u64 wr_id, u8 opcode, u8 flags, enum ib_wc_status status,
+		     u32 byte_len, bool solicited, const u32 *inv_rkey);
+void softiw_qp_notify(struct softiw_qp *sqp);
 struct softiw_wqe *softiw_wq_peek(struct softiw_qp *sqp, struct softiw_wq *wq);
 int softiw_wq_complete(struct softiw_qp *sqp, struct softiw_wq *wq,
 		       enum ib_wc_status status, u32 byte_len, bool solicited,

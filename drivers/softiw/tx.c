@@ -422,7 +422,8 @@ static int softiw_tx_fast_reg(struct softiw_cep *cep)
 
 /*
  * The oldest send work request not sent yet, or NULL; beyond ORD a READ,
- * and all after it, waits.
+ * and all after it, waits; so does a fenced request (IB_SEND_FENCE, RFC
+ * 5040's Read Fence) while an older READ awaits its response.
  */
 static struct softiw_wqe *softiw_tx_next_wqe(const struct softiw_tx *tx,
 					     struct softiw_qp *sqp)
@@ -430,6 +431,8 @@ static struct softiw_wqe *softiw_tx_next_wqe(const struct softiw_tx *tx,
 	struct softiw_wqe *wqe = softiw_sq_next(sqp);
 
 	if (wqe && wqe->opcode == IB_WR_RDMA_READ && tx->reads >= tx->ord)
+		return NULL;
+	if (wqe && (wqe->flags & IB_SEND_FENCE) && tx->reads)
 		return NULL;
 	return wqe;
 }

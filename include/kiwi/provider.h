@@ -51,7 +51,10 @@ struct net_device;
  * @dealloc_pd: free a PD; no QP or MR uses it any more.
  * @create_qp: allocate a QP of @pd (holding one reference, the
  *	creator's) and set its qp_num. Every remote access through it must
- *	be refused for an MR of another PD. Returns the QP or an ERR_PTR().
+ *	be refused for an MR of another PD. The provider checks
+ *	&ib_qp_cap.max_inline_data (-EINVAL for more than it offers; 0 if
+ *	it has no inline data); the core checked the rest of @init against
+ *	the device's attributes. Returns the QP or an ERR_PTR().
  * @modify_qp: change the attributes in @mask. Returns 0 or a negative errno.
  * @query_qp: optional: fill @attr's qp_state, cur_qp_state,
  *	qp_access_flags, cap, max_rd_atomic (ORD) and max_dest_rd_atomic
@@ -59,6 +62,8 @@ struct net_device;
  *	the rest). Returns 0 or a negative errno.
  * @destroy_qp: flush the QP and drop the creator's reference.
  * @post_send: queue send work requests. Any context, must not sleep.
+ *	IB_SEND_INLINE data is copied before it returns; an IB_SEND_FENCE
+ *	request starts only once every older RDMA READ has its response.
  *	Returns 0, or a negative errno with *@bad_wr set.
  * @post_recv: queue receive work requests. Any context, must not sleep.
  *	Returns 0, or a negative errno with *@bad_wr set.

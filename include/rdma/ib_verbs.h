@@ -862,11 +862,13 @@ enum ib_wr_opcode {
 
 /**
  * enum ib_send_flags - flags of a send work request
- * @IB_SEND_FENCE: start only once every earlier RDMA READ completed;
- *	refused by softiw
+ * @IB_SEND_FENCE: start only once every earlier RDMA READ completed
+ *	(RFC 5040's Read Fence)
  * @IB_SEND_SIGNALED: complete it on the CQ
  * @IB_SEND_SOLICITED: SEND with Solicited Event
- * @IB_SEND_INLINE: refused unless the device advertises inline data
+ * @IB_SEND_INLINE: a SEND or RDMA WRITE whose data is copied when posted,
+ *	up to the QP's &ib_qp_cap.max_inline_data; the SGEs' lkeys are
+ *	not used
  * @IB_SEND_IP_CSUM: refused
  */
 enum ib_send_flags {

@@ -270,11 +270,6 @@ static void vt_sig(struct ib_qp_init_attr *a, struct ib_cq *f)
 	a->sq_sig_type = 7;
 }
 
-static void vt_inline(struct ib_qp_init_attr *a, struct ib_cq *f)
-{
-	a->cap.max_inline_data = 64;
-}
-
 static void vt_sge(struct ib_qp_init_attr *a, struct ib_cq *f)
 {
 	a->cap.max_send_sge = 5;	/* the mock has 4 */
@@ -292,7 +287,6 @@ static const struct vt_bad_case vt_bad_cases[] = {
 	{ "create flags", vt_flags },
 	{ "not RC", vt_type },
 	{ "unknown signalling", vt_sig },
-	{ "inline data", vt_inline },
 	{ "too many SGEs", vt_sge },
 	{ "too deep", vt_depth },
 };

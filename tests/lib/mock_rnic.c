@@ -208,6 +208,8 @@ static struct ib_qp *kiwi_mock_create_qp(struct ib_pd *pd,
 	ret = kiwi_mock_call(m, KIWI_MOCK_CREATE_QP);
 	if (ret)
 		return ERR_PTR(ret);
+	if (init->cap.max_inline_data)	/* the mock has no inline data */
+		return ERR_PTR(-EINVAL);
 	mqp = kzalloc(sizeof(*mqp), GFP_KERNEL);
 	if (!mqp)
 		return ERR_PTR(-ENOMEM);
