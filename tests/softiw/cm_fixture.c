@@ -27,6 +27,10 @@ static int cmt_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
 	unsigned long flags;
 
 	spin_lock_irqsave(&t->lock, flags);
+	if (ev->event == KIWI_CM_EVENT_CLOSE && id == t->close_id)
+		t->close_nwc = kiwi_poll_cq(t->close_cq,
+					    ARRAY_SIZE(t->close_wc),
+					    t->close_wc);
 	if (t->n < CMT_MAX_RECS) {
 		r = &t->recs[t->n++];
 		r->id = id;
@@ -172,6 +176,7 @@ struct cmt *cmt_setup(struct kunit *test, u16 port)
 	t->test = test;
 	t->port = port;
 	t->qp_access = KIWI_QP_ACCESS_IWARP;
+	t->close_nwc = -1;
 	spin_lock_init(&t->lock);
 	init_waitqueue_head(&t->wq);
 	t->live_ids = kiwi_cm_live_ids();

@@ -73,6 +73,11 @@ struct cmt_rec {
  * @qp_events: BIT(enum ib_event_type) of the asynchronous events its
  *	QPs heard (@lock)
  * @qp_event_qp: the QP of the last one
+ * @close_id: if set, the handler polls @close_cq when CLOSE reaches this
+ *	id, before recording it: what had completed at that moment
+ * @close_cq: the CQ it polls
+ * @close_wc: the completions it took (@lock)
+ * @close_nwc: their number, or -1 before CLOSE (@lock)
  */
 struct cmt {
 	struct kunit *test;
@@ -97,6 +102,10 @@ struct cmt {
 	bool sig_all;
 	unsigned long qp_events;
 	struct ib_qp *qp_event_qp;
+	struct kiwi_cm_id *close_id;
+	struct ib_cq *close_cq;
+	struct ib_wc close_wc[8];
+	int close_nwc;
 };
 
 #define CMT_QP_AS_CREATED	U32_MAX

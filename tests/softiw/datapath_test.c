@@ -781,7 +781,8 @@ static void dp_destroy_in_flight(struct kunit *test)
 
 /*
  * A graceful close lets posted sends finish; the RECVs left over are
- * flushed before CLOSE reaches the ULP.
+ * flushed before CLOSE reaches the ULP: the handler, when CLOSE reaches
+ * it, finds both flushed RECVs on the CQ already.
  */
 static void dp_graceful_drains(struct kunit *test)
 {
@@ -792,6 +793,8 @@ static void dp_graceful_drains(struct kunit *test)
 	int i, bad = 0;
 
 	dpt_connect(d);
+	d->t->close_cq = b->cq;
+	d->t->close_id = d->id[1];
 	for (i = 0; i < 18; i++)
 		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * DPT_CHUNK / 2,
 					       DPT_CHUNK / 2), 0);
@@ -816,7 +819,13 @@ static void dp_graceful_drains(struct kunit *test)
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, 0);
-	dpt_check_flushed(test, b, 0, 0, 16, 2);
+	KUNIT_ASSERT_EQ(test, d->t->close_nwc, 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, d->t->close_wc[i].wr_id, 16ULL + i);
+		KUNIT_EXPECT_EQ(test, d->t->close_wc[i].status,
+				IB_WC_WR_FLUSH_ERR);
+	}
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(b->cq, 1, &wc), 0);
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[0]);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, 0);
@@ -1289,8 +1298,10 @@ static void rdma_mixed_order(struct kunit *test)
 
 /*
  * READs in flight when the requester's QP is destroyed: every one, and
- * the SEND behind them, completes once, flushed, and the peer's
- * connection ends.
+ * the SEND behind them, completes once, done before the destroy or
+ * flushed, and the peer's connection ends. The SEND is fenced: it waits
+ * for all six responses (384 KiB), which cannot have arrived by the time
+ * the destroy, right after the post, runs; so it must be flushed.
  */
 static void rdma_destroy_reads_in_flight(struct kunit *test)
 {
@@ -1306,7 +1317,8 @@ static void rdma_destroy_reads_in_flight(struct kunit *test)
 	for (i = 0; i < 6; i++)
 		KUNIT_ASSERT_EQ(test, dpt_rdma(a, i, IB_WR_RDMA_READ,
 					       i * SZ_64K, SZ_64K, b, 0), 0);
-	KUNIT_ASSERT_EQ(test, dpt_send(a, 6, 0, 8, IB_SEND_SIGNALED), 0);
+	KUNIT_ASSERT_EQ(test, dpt_send(a, 6, 0, 8,
+				       IB_SEND_SIGNALED | IB_SEND_FENCE), 0);
 	cmt_destroy_qp(d->t, a->qp);
 	do {
 		got = kiwi_poll_cq(a->cq, ARRAY_SIZE(wc) - n, wc + n);
@@ -1324,6 +1336,7 @@ static void rdma_destroy_reads_in_flight(struct kunit *test)
 		if (i && !wc[i].status)
 			KUNIT_EXPECT_EQ(test, wc[i - 1].status, IB_WC_SUCCESS);
 	}
+	KUNIT_EXPECT_EQ(test, wc[6].status, IB_WC_WR_FLUSH_ERR);
 	KUNIT_EXPECT_NOT_NULL(test, cmt_wait(d->t, KIWI_CM_EVENT_CLOSE,
 					     d->id[1]));
 	cmt_teardown(d->t);
