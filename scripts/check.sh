@@ -107,7 +107,7 @@ run_vm() {
 	python3 "$top/scripts/kiwi_vm.py" \
 		--kernel "$kdir/arch/x86/boot/bzImage" \
 		--initrd "$dir/initramfs.cpio.gz" --out "$dir" --tests "$*" \
-		--expected "$top/tests/expected-splats" \
+		--expected "${KIWI_EXPECTED:-$top/tests/expected-splats}" \
 		--manifest "${KIWI_MANIFEST:-$top/tests/manifest}" \
 		--ko-dirs "$out" "$kdir/modroot" --suite-timeout "$timeout" \
 		--boot-timeout "${KIWI_BOOT_TIMEOUT:-180}" \

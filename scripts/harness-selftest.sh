@@ -2,17 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Prove that "make check" can fail: run each harness self-test suite
-# (tests/harness/) alone and require a red run whose report names the cause.
+# (tests/harness/) alone and require a red run whose report names the cause;
+# and that declared splats are held to their count, and pass when exact.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# suite, then the texts (;;-separated) its failed run must print
+# case, then the texts (;;-separated) its failed run must print; a case
+# named after a suite runs that suite alone against the real
+# tests/expected-splats and manifest, the others are set up below.
 cases=(
 	"kiwi_harness_fail|kiwi_harness_fail: case 1 harness_fail: failed"
 	"kiwi_harness_warn|splat during kiwi_harness_warn: WARNING:"
 	"kiwi_harness_leak|unreferenced object(s); first allocation site: harness_leak"
 	"kiwi_harness_hang|timeout: test module kiwi_harness_hang did not finish"
+	"kiwi_harness_kasan|splat during kiwi_harness_kasan: BUG: KASAN: slab-out-of-bounds"
+	"kiwi_harness_lockdep|splat during kiwi_harness_lockdep: WARNING: possible circular locking dependency detected"
+	"kiwi_harness_panic|splat during kiwi_harness_panic: Kernel panic;;the VM stopped before finishing"
 	"manifest|manifest: kiwi_harness_fail harness_gone: no result;;manifest: suite kiwi_harness_gone never reported;;manifest: kiwi_harness_fail harness_fail: 0 parameters, 3 listed"
+	"splat-extra|expected splat during kiwi_harness_warn kiwi_harness_warn: /harness_warn/ seen 2 time(s), 1 expected"
+	"splat-missing|expected splat during kiwi_harness_warn kiwi_harness_warn: /never_printed/ seen 0 time(s), 1 expected"
+	"splat-exact|"
 )
 
 # The manifest case: kiwi_harness_fail, held to a manifest that lists a
@@ -25,7 +34,14 @@ kiwi_harness_fail kiwi_harness_fail harness_gone 0
 kiwi_harness_fail kiwi_harness_gone harness_fail 0
 EOF_MANIFEST
 
-mkdir -p "$build"
+# The splat cases: kiwi_harness_warn warns twice, declared as once, as a
+# warning it never prints, and (the one case that must pass) as twice.
+for n in extra:1:harness_warn missing:1:never_printed exact:2:harness_warn; do
+	IFS=: read -r name count regex <<<"$n"
+	echo "kiwi_harness_warn kiwi_harness_warn $count $regex" \
+		>"$build/selftest-splats-$name"
+done
+
 bad=0
 for c in "${cases[@]}"; do
 	suite=${c%%|*}
@@ -33,18 +49,35 @@ for c in "${cases[@]}"; do
 	logf=$build/selftest-$suite.log
 	step "harness self-test: $suite"
 	rc=0
-	if [ "$suite" = manifest ]; then
+	case $suite in
+	manifest)
 		SUITES=kiwi_harness_fail KIWI_MANIFEST=$manifest \
 			KIWI_SKIP_STATIC=1 KIWI_SUITE_TIMEOUT=60 \
 			bash "$top/scripts/check.sh" >"$logf" 2>&1 || rc=$?
-	else
+		;;
+	splat-*)
+		SUITES=kiwi_harness_warn \
+			KIWI_EXPECTED=$build/selftest-splats-${suite#splat-} \
+			KIWI_SKIP_STATIC=1 KIWI_SUITE_TIMEOUT=60 \
+			bash "$top/scripts/check.sh" >"$logf" 2>&1 || rc=$?
+		;;
+	*)
 		SUITES=$suite KIWI_SKIP_STATIC=1 KIWI_SUITE_TIMEOUT=60 \
 			bash "$top/scripts/check.sh" >"$logf" 2>&1 || rc=$?
-	fi
+		;;
+	esac
 	rm -rf "$build/selftest-$suite.vm"
 	[ -d "$build/vm" ] && cp -a "$build/vm" "$build/selftest-$suite.vm"
 	sed -n '/^problems:/,$p' "$logf"
-	if [ $rc -eq 0 ]; then
+	if [ -z "$want" ]; then
+		# The control: declared exactly, the same run must pass.
+		if [ $rc -eq 0 ]; then
+			echo "good: green, as declared"
+		else
+			echo "BAD: make check failed although the splats were declared"
+			bad=$((bad + 1))
+		fi
+	elif [ $rc -eq 0 ]; then
 		echo "BAD: make check passed with $suite"
 		bad=$((bad + 1))
 	else

@@ -35,6 +35,12 @@ SPLAT_OPEN = re.compile(
     r"stack-protector|double fault|Unable to handle)")
 SPLAT_CLOSE = re.compile(r"(---\[ end |^=+$)")
 CALL_TRACE = re.compile(r"Call Trace:")
+# kmemleak stops for good on an internal error (its pool full, say).
+KMEMLEAK_OFF = re.compile(r"kmemleak: Kernel memory leak detector disabled")
+# A tolerated splat of code that is not kiwi's must not involve kiwi: a
+# report naming one of kiwi's modules, functions or locks is never
+# tolerated.
+KIWI_NAMED = re.compile(r"\[kiwi_|kiwi_|softiw_")
 # printk prefixes: "[    1.234567] " timestamps, optionally a "[ Tnn]" caller.
 PRINTK_PREFIX = re.compile(r"^\[\s*\d+\.\d+\]\s*(\[\s*[TC]\d+\]\s*)?")
 
@@ -125,7 +131,7 @@ def parse_results(lines):
     """Split results.log into markers and per-suite KTAP blocks."""
     state = {"boot": None, "loads": {}, "tests": [], "suites": {},
              "ends": {}, "unloads": {}, "kmemleak": [], "text": {},
-             "net": None, "done": False}
+             "net": None, "done": False, "kmemleak_scanned": None}
     suite = None
     in_leak = False
     for raw in lines:
@@ -157,6 +163,8 @@ def parse_results(lines):
                 parts = rest.split()
                 if len(parts) == 2:
                     state["text"][parts[0]] = int(parts[1], 16)
+            elif what == "KMEMLEAK-SCANNED":
+                state["kmemleak_scanned"] = rest
             elif what == "KMEMLEAK-BEGIN":
                 in_leak = True
             elif what == "KMEMLEAK-END":
@@ -299,12 +307,14 @@ def split_boot_leaks(lines):
 
 
 def load_expected(path):
-    """Return (required, tolerated) lists of (module, regex).
+    """Return (required, tolerated) from an expected-splats file.
 
-    "MODULE REGEX": a splat the module provokes on purpose, matched on the
-    splat's first line; it must appear. "may MODULE REGEX": a splat of
+    "MODULE SUITE COUNT REGEX": a splat the suite provokes on purpose,
+    exactly COUNT times, matched on the splat's first line; required is a
+    list of (module, suite, count, regex). "may MODULE REGEX": a splat of
     code that is not kiwi's (Linux's siw in the interop suite) that may
-    appear while the module runs, matched anywhere in the splat's block.
+    appear while the module runs, matched anywhere in the splat's block;
+    tolerated is a list of (module, regex).
     """
     required, tolerated = [], []
     if not path or not os.path.exists(path):
@@ -318,23 +328,34 @@ def load_expected(path):
             module, regex = regex.split(None, 1)
             tolerated.append((module, re.compile(regex)))
         else:
-            required.append((module, re.compile(regex)))
+            suite, count, regex = regex.split(None, 2)
+            required.append((module, suite, int(count), re.compile(regex)))
     return required, tolerated
 
 
-def scan_console(lines, expected, ran):
-    """Return the problems found in the console log."""
+SUBTEST = re.compile(r"# Subtest: (\S+)$")
+
+
+def scan_console(lines, expected, ran, suites=()):
+    """Return the problems found in the console log.
+
+    @suites: the names of the suites that reported; KUnit's "# Subtest:"
+    line of one of them on the console says which suite runs from there
+    on (within the test module's window).
+    """
     required, tolerated = expected
     problems = []
     window = "boot"
+    suite = None
     block = None          # [window, opener, allowed, lines] of a splat
     hits = {i: 0 for i in range(len(required))}
 
     def close_block():
         win, opener, allowed, body = block
         text = "\n".join(body)
-        if not allowed and not any(mod == win and regex.search(text)
-                                   for mod, regex in tolerated):
+        if not allowed and (KIWI_NAMED.search(text) or
+                            not any(mod == win and regex.search(text)
+                                    for mod, regex in tolerated)):
             problems.append(f"splat during {win}: {opener.strip()}")
 
     for raw in lines:
@@ -349,13 +370,17 @@ def scan_console(lines, expected, ran):
                 window = rest
             elif what in ("UNLOAD-BEGIN", "KMEMLEAK-BEGIN"):
                 window = what.lower()
+            suite = None
             continue
+        m = SUBTEST.search(line)
+        if m and m.group(1) in suites:
+            suite = m.group(1)
         if SPLAT_OPEN.search(line):
             if block:
                 close_block()
             allowed = None
-            for i, (mod, regex) in enumerate(required):
-                if mod == window and regex.search(line):
+            for i, (mod, sname, _, regex) in enumerate(required):
+                if mod == window and sname == suite and regex.search(line):
                     allowed = i
                     break
             if allowed is not None:
@@ -373,10 +398,11 @@ def scan_console(lines, expected, ran):
                             "header (see console.log)")
     if block:
         close_block()
-    for i, (mod, regex) in enumerate(required):
-        if mod in ran and hits[i] == 0:
-            problems.append(f"expected splat not seen during {mod}: "
-                            f"/{regex.pattern}/")
+    for i, (mod, sname, count, regex) in enumerate(required):
+        if mod in ran and hits[i] != count:
+            problems.append(f"expected splat during {mod} {sname}: "
+                            f"/{regex.pattern}/ seen {hits[i]} time(s), "
+                            f"{count} expected")
     return problems
 
 
@@ -443,7 +469,8 @@ def judge(args, out_dir, timeouts):
         problems.append(f"the guest brought up {cpus} CPU(s), not "
                         f"{args.cpus}: races would not run in parallel")
     problems += scan_console(console, load_expected(args.expected),
-                             state["tests"])
+                             state["tests"],
+                             {name for _, name in state["suites"]})
     state["kmemleak"], boot_leaks = split_boot_leaks(state["kmemleak"])
     if boot_leaks:
         log(f"vm: kmemleak: {boot_leaks} object(s) allocated before /init "
@@ -473,6 +500,13 @@ def judge(args, out_dir, timeouts):
             f.write("\n".join(state["kmemleak"]) + "\n")
     elif state["boot"] is not None and not state["done"] and not timeouts:
         problems.append("the VM stopped before finishing (see console.log)")
+    if state["done"] and state["kmemleak_scanned"] != "ok":
+        problems.append("kmemleak did not scan (KMEMLEAK-SCANNED "
+                        f"{state['kmemleak_scanned'] or 'missing'}): "
+                        "leaks were not looked for")
+    if any(KMEMLEAK_OFF.search(ln) for ln in console):
+        problems.append("kmemleak turned itself off (see console.log): "
+                        "leaks were not looked for")
 
     log("")
     log(f"{'test module':<24} {'suite':<28} {'pass':>5} {'fail':>5} "

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kiwi_harness_warn: a case that passes but raises a kernel WARNING.
- * Harness self-test: "make check" must fail on it (scripts/harness-selftest.sh).
+ * kiwi_harness_warn: a case that passes but raises two kernel WARNINGs.
+ * Harness self-test: "make check" must fail on it, and on a declaration
+ * (tests/expected-splats) that expects one of them only
+ * (scripts/harness-selftest.sh).
  */
 #include <kunit/test.h>
 #include <linux/bug.h>
 
 static void harness_warn(struct kunit *test)
 {
-	WARN(1, "kiwi_harness_warn: warning on purpose\n");
+	int i;
+
+	for (i = 0; i < 2; i++)
+		WARN(1, "kiwi_harness_warn: warning %d on purpose\n", i);
 	KUNIT_SUCCEED(test);
 }
 
