@@ -66,6 +66,11 @@ echo "ok: ${#cfiles[@]} files"
 step "static: the manual (make htmldocs: Sphinx -n -W, kernel-doc)"
 bash "$top/scripts/htmldocs.sh"
 
+step "static: the VM harness's judge, on made-up consoles"
+python3 -B "$top/scripts/harness_judge_selftest.py" 2>"$out/judge.log" ||
+	{ cat "$out/judge.log"; die "scripts/harness_judge_selftest.py failed"; }
+echo "ok: $(grep '^Ran ' "$out/judge.log")"
+
 step "static: the benchmark scripts' self-test"
 python3 -B "$top/scripts/bench_selftest.py" 2>"$out/bench_selftest.log" ||
 	{ cat "$out/bench_selftest.log"; die "scripts/bench_selftest.py failed"; }

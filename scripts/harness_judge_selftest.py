@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Self-test of the VM harness's console judge (scripts/kiwi_vm.py).
+
+Made-up consoles with known answers: a declared splat is held to its suite
+and its exact count; kmemleak turning itself off fails every VM; a tolerated report of Linux's siw stays tolerated when
+kiwi's test module only drives Linux's stack, and is not when the report's
+own backtrace runs through kiwi's modules. Runs in make check's static
+stage; make harness-selftest proves the same rules on real VMs.
+"""
+
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kiwi_vm  # noqa: E402
+
+
+def ts(lines):
+    """Give each line a printk timestamp, as the console has."""
+    return [f"[   12.{i:06d}] {ln}" for i, ln in enumerate(lines)]
+
+
+def warn_console(suite, n):
+    """A test module window in which @suite raises @n WARNs."""
+    out = ["KIWI-BEGIN kiwi_harness_warn", "    # Subtest: " + suite]
+    for i in range(n):
+        out += ["------------[ cut here ]------------",
+                f"WARNING: CPU: 0 PID: 9 at x.c:1 harness_warn+0x1/0x2 "
+                "[kiwi_harness_warn]",
+                "---[ end trace 0000000000000000 ]---"]
+    out += ["    ok 1 harness_warn", "KIWI-END kiwi_harness_warn rc=0"]
+    return ts(out)
+
+
+LOCKDEP = [
+    "KIWI-BEGIN kiwi_interop_test",
+    "    # Subtest: kiwi_interop_siw",
+    "WARNING: SOFTIRQ-safe -> SOFTIRQ-unsafe lock order detected",
+    "the dependencies between SOFTIRQ-irq-safe lock and the holding lock:",
+    "  siw_qp_llp_data_ready+0x1/0x2 [siw]",
+    "  softiw_data_ready+0x1/0x2 [kiwi_softiw]",
+    "stack backtrace:",
+    "Call Trace:",
+    " <TASK>",
+    " siw_cm_work_handler+0x1/0x2 [siw]",
+    "FRAME",
+    " </TASK>",
+    "    ok 1 ipt_ready",
+    "KIWI-END kiwi_interop_test rc=0",
+]
+MAY = (re.compile(r"(?s)SOFTIRQ-unsafe lock order.*\[siw\]"),)
+
+
+class Judge(unittest.TestCase):
+    def scan(self, console, required=(), suites=("kiwi_harness_warn",),
+             module="kiwi_harness_warn"):
+        tolerated = [("kiwi_interop_test", r) for r in MAY]
+        req = [(module, s, n, re.compile(rx)) for s, n, rx in required]
+        return kiwi_vm.scan_console(console, (req, tolerated),
+                                    [module], set(suites))
+
+    def test_exact_count_passes(self):
+        got = self.scan(warn_console("kiwi_harness_warn", 2),
+                        [("kiwi_harness_warn", 2, "harness_warn")])
+        self.assertEqual(got, [])
+
+    def test_one_more_than_declared(self):
+        got = self.scan(warn_console("kiwi_harness_warn", 2),
+                        [("kiwi_harness_warn", 1, "harness_warn")])
+        self.assertEqual(len(got), 1)
+        self.assertIn("seen 2 time(s), 1 expected", got[0])
+
+    def test_declared_but_not_raised(self):
+        got = self.scan(warn_console("kiwi_harness_warn", 0),
+                        [("kiwi_harness_warn", 1, "harness_warn")])
+        self.assertEqual(len(got), 1)
+        self.assertIn("seen 0 time(s), 1 expected", got[0])
+
+    def test_other_suite_is_not_covered(self):
+        got = self.scan(warn_console("kiwi_harness_warn", 1),
+                        [("kiwi_harness_other", 1, "harness_warn")],
+                        suites=("kiwi_harness_warn", "kiwi_harness_other"))
+        self.assertTrue(any(p.startswith("splat during") for p in got))
+        self.assertTrue(any("seen 0 time(s)" in p for p in got))
+
+    def test_undeclared_splat_fails(self):
+        got = self.scan(warn_console("kiwi_harness_warn", 1))
+        self.assertEqual(len(got), 1)
+        self.assertIn("splat during kiwi_harness_warn: WARNING:", got[0])
+
+    def lockdep(self, frame):
+        lines = [frame if ln == "FRAME" else ln for ln in LOCKDEP]
+        return self.scan(ts(lines), suites=("kiwi_interop_siw",),
+                         module="kiwi_interop_test")
+
+    def test_siw_report_driven_by_the_test_is_tolerated(self):
+        # softiw in the lock history, the test module in the backtrace
+        got = self.lockdep(" ipt_connect+0x1/0x2 [kiwi_interop_test]")
+        self.assertEqual(got, [])
+
+    def test_siw_report_through_kiwi_is_not(self):
+        got = self.lockdep(" softiw_cep_work+0x1/0x2 [kiwi_softiw]")
+        self.assertEqual(len(got), 1)
+        self.assertIn("SOFTIRQ-unsafe lock order", got[0])
+
+    def test_kmemleak_off_fails_the_run(self):
+        got = self.scan(ts(["kmemleak: Kernel memory leak detector "
+                            "disabled"]))
+        self.assertEqual(len(got), 1)
+        self.assertIn("kmemleak turned itself off", got[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
