@@ -115,8 +115,11 @@ static void sf_inline_write(struct kunit *test)
  * struct sf_refused_case - inline data softiw refuses when posted
  * @name: what it is
  * @opcode: the request's opcode
- * @len: bytes in its one SGE
+ * @len: bytes in its one SGE (none for a LOCAL_INV)
  * @inline_data: the QP's max_inline_data
+ *
+ * Each request is one softiw takes without IB_SEND_INLINE: only the flag
+ * is wrong.
  */
 struct sf_refused_case {
 	const char *name;
@@ -127,7 +130,7 @@ struct sf_refused_case {
 
 static const struct sf_refused_case sf_refused_cases[] = {
 	{ "inline READ", IB_WR_RDMA_READ, 8, VT_LEN },
-	{ "inline LOCAL_INV", IB_WR_LOCAL_INV, 8, VT_LEN },
+	{ "inline LOCAL_INV", IB_WR_LOCAL_INV, 0, VT_LEN },
 	{ "one byte over the QP's limit", IB_WR_SEND, 17, 16 },
 	{ "QP created without inline data", IB_WR_SEND, 8, 0 },
 };
@@ -139,25 +142,57 @@ static void sf_refused_case_desc(const struct sf_refused_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(sf_refused_case, sf_refused_cases, sf_refused_case_desc);
 
-/* -EINVAL with bad_wr at it; the next SEND is the first to complete. */
+/* The case's request, valid but for IB_SEND_INLINE: wr_id 7. */
+static void sf_refused_wr(struct vt_pair *p, const struct sf_refused_case *c,
+			  struct ib_sge *sge, struct ib_rdma_wr *wr)
+{
+	const u32 access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
+	u8 *buf = cmt_buf(p->t, VT_LEN);
+	struct ib_mr *mr = cmt_mr(p->t, buf, VT_LEN, access);
+
+	*sge = (struct ib_sge) { .addr = p->dma[0], .length = c->len,
+				 .lkey = p->t->pd->local_dma_lkey };
+	*wr = (struct ib_rdma_wr) {
+		.wr = { .wr_id = 7, .sg_list = sge, .num_sge = 1,
+			.opcode = c->opcode,
+			.send_flags = IB_SEND_INLINE | IB_SEND_SIGNALED },
+	};
+	if (c->opcode == IB_WR_RDMA_READ) {
+		/* into an MR of this side, from the peer's: the same PD */
+		*sge = (struct ib_sge) { .addr = mr->iova, .length = c->len,
+					 .lkey = mr->lkey };
+		wr->remote_addr = mr->iova + c->len;
+		wr->rkey = mr->rkey;
+	} else if (c->opcode == IB_WR_LOCAL_INV) {
+		wr->wr.num_sge = 0;
+		wr->wr.ex.invalidate_rkey = mr->lkey;
+	}
+}
+
+/*
+ * -EINVAL with bad_wr at it; the same request without IB_SEND_INLINE is
+ * taken, and completes before the SEND posted after it.
+ */
 static void sf_inline_refused(struct kunit *test)
 {
 	const struct sf_refused_case *c = test->param_value;
 	struct vt_pair *p = sf_pair(test, SF_PORT + 2, c->inline_data);
-	struct ib_sge sge = { .addr = p->dma[0], .length = c->len };
-	struct ib_rdma_wr wr = {
-		.wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
-			.opcode = c->opcode,
-			.send_flags = IB_SEND_INLINE | IB_SEND_SIGNALED },
-	};
 	const struct ib_send_wr *bad = NULL;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
 	struct ib_wc wc;
 
+	sf_refused_wr(p, c, &sge, &wr);
 	KUNIT_EXPECT_EQ(test, ib_post_send(p->qp[0], &wr.wr, &bad), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr.wr);
 	KUNIT_ASSERT_EQ(test, vt_recv(p, 2), 0);
+	wr.wr.send_flags &= ~IB_SEND_INLINE;
+	if (c->opcode == IB_WR_SEND)	/* it needs a RECV of its own */
+		KUNIT_ASSERT_EQ(test, vt_recv(p, 3), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(p->qp[0], &wr.wr, NULL), 0);
 	KUNIT_ASSERT_EQ(test, vt_send(p, 1, IB_SEND_SIGNALED), 0);
-	sf_wait(test, p, BIT(1) | BIT(2));
+	sf_wait(test, p, BIT(7) | BIT(1) | BIT(2) |
+		(c->opcode == IB_WR_SEND ? BIT(3) : 0));
 	KUNIT_EXPECT_EQ(test, ib_poll_cq(p->t->cq, 1, &wc), 0);
 	cmt_teardown(p->t);
 }
