@@ -5,6 +5,7 @@
 #   make demo       the sample ULPs and NVMe-oF on Debian's stock kernel in a QEMU VM
 #   make            build the modules against KDIR
 #   make check      static checks + KUnit suites in a QEMU test VM
+#   make stress     the fuzz suite at 100,000 mutated frames of each kind
 #   make bench      connection benchmark: kiwi vs. TCP vs. Linux's stack,
 #                   then bench-nvme
 #   make bench-nvme NVMe-oF over kiwi vs. nvme-rdma over siw vs. NVMe/TCP
@@ -64,6 +65,15 @@ bench-profile:
 	@KIWI_BENCH_PROFILE=1 KIWI_BENCH_SCRIPT=$(CURDIR)/bench/profile.sh \
 		bash scripts/bench.sh
 
+# make stress: kiwi_softiw_fuzz at STRESS_ITERS mutated frames of each kind.
+STRESS_ITERS ?= 100000
+stress:
+	@bash scripts/deps.sh check
+	@KIWI_SKIP_STATIC=1 SUITES=kiwi_softiw_test \
+		KIWI_TEST_ARGS="kiwi_softiw_test:fuzz_iters=$(STRESS_ITERS)" \
+		KIWI_SUITE_TIMEOUT=$${KIWI_SUITE_TIMEOUT:-7200} \
+		bash scripts/check.sh
+
 harness-selftest:
 	@bash scripts/deps.sh check
 	@bash scripts/harness-selftest.sh
@@ -73,4 +83,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,15p' Makefile

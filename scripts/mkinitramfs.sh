@@ -82,6 +82,7 @@ done
 cat >"$root/etc/kiwi.conf" <<CONF
 KIWI_MODULES="$modules"
 KIWI_TESTS="$tests"
+KIWI_TEST_ARGS="${KIWI_TEST_ARGS:-}"
 CONF
 [ $peer = 0 ] || add_peer
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out"

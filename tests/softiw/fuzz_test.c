@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_softiw_fuzz: a raw kernel TCP client throws mutated frames at a
+ * softiw listener on lo, from a fixed seed so that a failure repeats.
+ *
+ * fuzz_mpa_request: MPA Requests of either revision, built valid, then
+ * mutated (bits flipped, cut short, lying PD_Length, bytes appended,
+ * sent a byte at a time), the connection closed by FIN or RST.
+ * fuzz_fpdu: after a good MPA exchange and an accept, FPDUs built valid
+ * (SENDs), then mutated in header, length, payload or CRC, the CRC
+ * recomputed half the time so that the mutation reaches DDP and RDMAP.
+ *
+ * After every batch a legitimate client connects and is served; at the
+ * end no endpoint or id is left behind. KASAN, UBSAN, lockdep and
+ * kmemleak judge the rest. fuzz_iters sets the frames of each kind:
+ * make check runs a few hundred, make stress 100,000.
+ */
+#include <asm/unaligned.h>
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include <linux/string.h>
+
+#include "cm.h"
+#include "cm_fixture.h"
+#include "fpdu.h"
+#include "hostile_peer.h"
+#include "mpa.h"
+#include "softiw.h"
+
+static unsigned int fuzz_iters = 400;
+module_param(fuzz_iters, uint, 0444);
+MODULE_PARM_DESC(fuzz_iters,
+		 "mutated frames of each kind kiwi_softiw_fuzz sends (400)");
+
+#define FUZZ_SEED	0x6b697769ULL
+#define FUZZ_BATCH	200	/* frames between two legitimate clients */
+#define FUZZ_FRAME	600	/* room for a frame and what is appended */
+#define FUZZ_PER_CONN	8	/* mutated FPDUs per accepted connection */
+#define FUZZ_RECVS	8
+#define FUZZ_LEGIT	"kiwi-legit"
+
+/**
+ * struct fuzz - one fuzz run
+ * @t: the fixture (device, PD)
+ * @rnd: the mutations' random state
+ * @requests: CONNECT_REQUESTs the mutated frames made, each refused
+ * @lock: protects @child
+ * @child: the request of a legitimate client, kept to be accepted
+ * @req: completed when @child is set
+ * @cq: the accepted QPs' CQ
+ * @buf: their receive memory
+ * @mr: @buf's MR
+ * @ceps: softiw's live endpoints before the listener
+ */
+struct fuzz {
+	struct cmt *t;
+	struct rnd_state rnd;
+	atomic_t requests;
+	spinlock_t lock;	/* protects child */
+	struct kiwi_cm_id *child;
+	struct completion req;
+	struct ib_cq *cq;
+	u8 *buf;
+	struct ib_mr *mr;
+	unsigned int ceps;
+};
+
+static u32 fuzz_rand(struct fuzz *f, u32 below)
+{
+	return prandom_u32_state(&f->rnd) % below;
+}
+
+/*
+ * The listener's handler: a request whose private data starts with
+ * FUZZ_LEGIT is kept for the test to accept; any other is refused (the
+ * core destroys the new id when the handler returns non-zero).
+ */
+static int fuzz_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
+{
+	struct fuzz *f = id->context;
+	bool legit;
+
+	if (ev->event != KIWI_CM_EVENT_CONNECT_REQUEST)
+		return 0;
+	legit = ev->private_data_len >= sizeof(FUZZ_LEGIT) - 1 &&
+		!memcmp(ev->private_data, FUZZ_LEGIT, sizeof(FUZZ_LEGIT) - 1);
+	if (!legit) {
+		atomic_inc(&f->requests);
+		return 1;
+	}
+	spin_lock(&f->lock);
+	if (f->child) {
+		spin_unlock(&f->lock);
+		return 1;
+	}
+	f->child = id;
+	spin_unlock(&f->lock);
+	complete(&f->req);
+	return 0;
+}
+
+static struct fuzz *fuzz_setup(struct kunit *test, u16 port)
+{
+	struct fuzz *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct ib_cq_init_attr attr = { .cqe = 4 * FUZZ_RECVS };
+	struct kiwi_cm_id *l;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->t = cmt_setup(test, port);
+	prandom_seed_state(&f->rnd, FUZZ_SEED + port);
+	spin_lock_init(&f->lock);
+	init_completion(&f->req);
+	f->buf = cmt_buf(f->t, FUZZ_RECVS * 256);
+	f->mr = cmt_mr(f->t, f->buf, FUZZ_RECVS * 256, IB_ACCESS_LOCAL_WRITE);
+	f->cq = kiwi_create_cq(f->t->dev, NULL, NULL, NULL, &attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f->cq));
+	f->ceps = kiwi_softiw_live_ceps();
+	l = kiwi_cm_create_id(f->t->dev, fuzz_handler, f);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(l));
+	KUNIT_ASSERT_LT(test, f->t->nids, CMT_MAX_IDS);
+	f->t->ids[f->t->nids++] = l;	/* destroyed with the fixture */
+	l->local_addr.ss_family = AF_INET;
+	((struct sockaddr_in *)&l->local_addr)->sin_addr.s_addr =
+		htonl(INADDR_LOOPBACK);
+	((struct sockaddr_in *)&l->local_addr)->sin_port = htons(port);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(l, 16), 0);
+	return f;
+}
+
+/* The legitimate client's request, kept by the handler, or NULL. */
+static struct kiwi_cm_id *fuzz_take_child(struct fuzz *f)
+{
+	struct kiwi_cm_id *child;
+
+	if (!wait_for_completion_timeout(&f->req, 5 * HZ))
+		return NULL;
+	spin_lock(&f->lock);
+	child = f->child;
+	f->child = NULL;
+	spin_unlock(&f->lock);
+	reinit_completion(&f->req);
+	return child;
+}
+
+/*
+ * Accept the kept request on a new QP with FUZZ_RECVS RECVs posted.
+ * Return: the QP, or NULL if the accept failed.
+ */
+static struct ib_qp *fuzz_accept(struct fuzz *f, struct kiwi_cm_id *child)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_REQ_WR,
+		.send_cq = f->cq, .recv_cq = f->cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = FUZZ_RECVS,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_qp_attr attr = { .qp_access_flags = KIWI_QP_ACCESS_IWARP };
+	struct kiwi_conn_param cp = { .ird = 1, .ord = 1 };
+	struct ib_qp *qp = kiwi_create_qp(f->t->pd, &init);
+	int i;
+
+	KUNIT_ASSERT_FALSE(f->t->test, IS_ERR(qp));
+	KUNIT_EXPECT_EQ(f->t->test,
+			kiwi_modify_qp(qp, &attr, IB_QP_ACCESS_FLAGS), 0);
+	for (i = 0; i < FUZZ_RECVS; i++) {
+		struct ib_sge sge = { .addr = f->mr->iova + i * 256,
+				      .length = 256, .lkey = f->mr->lkey };
+		struct ib_recv_wr wr = { .wr_id = i, .sg_list = &sge,
+					 .num_sge = 1 };
+
+		KUNIT_EXPECT_EQ(f->t->test, kiwi_post_recv(qp, &wr, NULL), 0);
+	}
+	cp.qpn = qp->qp_num;
+	if (kiwi_cm_accept(child, &cp)) {
+		kiwi_destroy_qp(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+/* Take what the CQ holds; return how many RECVs completed successfully. */
+static int fuzz_drain(struct fuzz *f)
+{
+	struct ib_wc wc[8];
+	int n, i, ok = 0;
+
+	while ((n = kiwi_poll_cq(f->cq, ARRAY_SIZE(wc), wc)) > 0)
+		for (i = 0; i < n; i++)
+			ok += wc[i].status == IB_WC_SUCCESS;
+	return ok;
+}
+
+/* A valid MPA Request: revision 1 or 2, CRC or not, private data. */
+static int fuzz_request(struct fuzz *f, u8 *buf, const char *pd)
+{
+	struct kiwi_softiw_mpa_info info = {
+		.rev = 1 + fuzz_rand(f, 2),
+		.crc = fuzz_rand(f, 2),
+		.pdata = (const u8 *)pd,
+		.pd_len = strlen(pd),
+	};
+
+	if (info.rev == 2) {
+		info.enhanced = true;
+		info.ird = 1 + fuzz_rand(f, 4);
+		info.ord = 1 + fuzz_rand(f, 4);
+	}
+	return kiwi_softiw_mpa_build(SOFTIW_MPA_REQUEST, &info, buf,
+				     FUZZ_FRAME);
+}
+
+/* Append up to what FUZZ_FRAME leaves of random bytes. */
+static int fuzz_append(struct fuzz *f, u8 *buf, int len)
+{
+	int i, n = fuzz_rand(f, FUZZ_FRAME - len + 1);
+
+	for (i = 0; i < n; i++)
+		buf[len + i] = fuzz_rand(f, 256);
+	return len + n;
+}
+
+/* One mutation of @len bytes at @buf. Return: the new length. */
+static int fuzz_mutate_once(struct fuzz *f, u8 *buf, int len, int hdr,
+			    int lenoff)
+{
+	int i, n = 1 + fuzz_rand(f, 4);
+
+	switch (fuzz_rand(f, 7)) {
+	case 0:		/* flip bits in the headers */
+		for (i = 0; i < n; i++)
+			buf[fuzz_rand(f, hdr)] ^= BIT(fuzz_rand(f, 8));
+		break;
+	case 1:		/* flip bits anywhere */
+		for (i = 0; i < n && len; i++)
+			buf[fuzz_rand(f, len)] ^= BIT(fuzz_rand(f, 8));
+		break;
+	case 2:		/* cut short */
+		len = fuzz_rand(f, len + 1);
+		break;
+	case 3:		/* bytes appended */
+		len = fuzz_append(f, buf, len);
+		break;
+	case 4:		/* a random byte in the headers */
+		buf[fuzz_rand(f, hdr)] = fuzz_rand(f, 256);
+		break;
+	case 5:		/* a lying length, and bytes to back the lie */
+		put_unaligned_be16(fuzz_rand(f, 0x10000), buf + lenoff);
+		len = fuzz_append(f, buf, len);
+		break;
+	default:	/* a random 16-bit field in the headers */
+		put_unaligned_be16(fuzz_rand(f, 0x10000),
+				   buf + fuzz_rand(f, hdr - 1));
+		break;
+	}
+	return len;
+}
+
+/*
+ * Mutate a frame of @len bytes at @buf (room for FUZZ_FRAME) one to
+ * three times. @hdr: the bytes of headers the mutations aim at most;
+ * @lenoff: where its 16-bit length field is. Return: the new length.
+ */
+static int fuzz_mutate(struct fuzz *f, u8 *buf, int len, int hdr,
+		       int lenoff)
+{
+	int i, n = 1 + fuzz_rand(f, 3);
+
+	for (i = 0; i < n; i++)
+		len = fuzz_mutate_once(f, buf, len, hdr, lenoff);
+	return len;
+}
+
+/* Send @len bytes whole, or a byte at a time one time in sixteen. */
+static void fuzz_send(struct fuzz *f, struct socket *s, const u8 *buf,
+		      int len)
+{
+	int i;
+
+	if (fuzz_rand(f, 16)) {
+		cmt_raw_send(s, buf, len);
+		return;
+	}
+	for (i = 0; i < len; i++)
+		if (cmt_raw_send(s, buf + i, 1) != 1)
+			return;
+}
+
+/*
+ * A legitimate client: a valid revision 1 Request, accepted on a QP; a
+ * valid SEND lands in the first RECV with its bytes.
+ */
+static void fuzz_legit(struct fuzz *f)
+{
+	struct kunit *test = f->t->test;
+	static const char msg[] = "fuzz: still served";
+	struct hostile_fpdu fp = { .ctrl = HOSTILE_SEND_LAST, .msn = 1,
+				   .data = msg, .len = sizeof(msg) };
+	struct kiwi_softiw_mpa_info info = {
+		.rev = 1, .pdata = (const u8 *)FUZZ_LEGIT,
+		.pd_len = strlen(FUZZ_LEGIT),
+	};
+	u8 buf[64], rep[20];
+	struct kiwi_cm_id *child;
+	struct ib_wc wc = {};
+	struct socket *s;
+	struct ib_qp *qp;
+	int len, i;
+
+	s = cmt_raw_connect(test, f->t->port);
+	len = kiwi_softiw_mpa_build(SOFTIW_MPA_REQUEST, &info, buf,
+				    sizeof(buf));
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(s, buf, len), len);
+	child = fuzz_take_child(f);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, child, "legitimate client not heard");
+	qp = fuzz_accept(f, child);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_EXPECT_EQ(test, hostile_recv_all(s, rep, sizeof(rep)), 20);
+	KUNIT_EXPECT_EQ(test, memcmp(rep, KEY_REP, 16), 0);
+	len = hostile_fpdu_put(buf, &fp, false);
+	KUNIT_EXPECT_EQ(test, cmt_raw_send(s, buf, len), len);
+	for (i = 0; i < 500 && !kiwi_poll_cq(f->cq, 1, &wc); i++)
+		usleep_range(2000, 4000);
+	KUNIT_EXPECT_LT(test, i, 500);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, (u32)sizeof(msg));
+	KUNIT_EXPECT_EQ(test, memcmp(f->buf, msg, sizeof(msg)), 0);
+	cmt_raw_close(s, true);
+	kiwi_cm_destroy_id(child);
+	kiwi_destroy_qp(qp);
+	fuzz_drain(f);
+}
+
+/*
+ * After cmt_teardown() (which checks the ids): no endpoint the run made
+ * outlives it by more than 10 s (each goes once its peer is gone).
+ */
+static void fuzz_nothing_left(struct fuzz *f)
+{
+	int i;
+
+	for (i = 0; i < 500 && kiwi_softiw_live_ceps() > f->ceps; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(f->t->test, kiwi_softiw_live_ceps(), f->ceps);
+}
+
+static void fuzz_mpa_request(struct kunit *test)
+{
+	struct fuzz *f = fuzz_setup(test, 22501);
+	u8 *buf = kunit_kmalloc(test, FUZZ_FRAME, GFP_KERNEL);
+	unsigned int i;
+	int len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < fuzz_iters; i++) {
+		struct socket *s = cmt_raw_connect(test, f->t->port);
+
+		len = fuzz_request(f, buf, "fuzz");
+		KUNIT_ASSERT_GT(test, len, 0);
+		len = fuzz_mutate(f, buf, len, 24, 18);
+		fuzz_send(f, s, buf, len);
+		cmt_raw_close(s, fuzz_rand(f, 2));
+		if ((i + 1) % FUZZ_BATCH == 0)
+			fuzz_legit(f);
+	}
+	fuzz_legit(f);
+	kunit_info(test, "%u mutated Requests, %d made a CONNECT_REQUEST",
+		   fuzz_iters, atomic_read(&f->requests));
+	cmt_teardown(f->t);
+	fuzz_nothing_left(f);
+	kiwi_destroy_cq(f->cq);
+}
+
+/* One connection: up to FUZZ_PER_CONN mutated FPDUs. Return: sent. */
+static unsigned int fuzz_fpdu_conn(struct fuzz *f, u8 *buf,
+				   unsigned int left)
+{
+	struct kunit *test = f->t->test;
+	static const char data[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	struct kiwi_softiw_mpa_info info = {
+		.rev = 1, .crc = fuzz_rand(f, 2),
+		.pdata = (const u8 *)FUZZ_LEGIT, .pd_len = strlen(FUZZ_LEGIT),
+	};
+	unsigned int n = min_t(unsigned int, left, FUZZ_PER_CONN), i;
+	struct kiwi_cm_id *child;
+	struct socket *s;
+	struct ib_qp *qp;
+	u8 rep[20];
+	int len;
+
+	s = cmt_raw_connect(test, f->t->port);
+	len = kiwi_softiw_mpa_build(SOFTIW_MPA_REQUEST, &info, buf,
+				    FUZZ_FRAME);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(s, buf, len), len);
+	child = fuzz_take_child(f);
+	KUNIT_ASSERT_NOT_NULL(test, child);
+	qp = fuzz_accept(f, child);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_ASSERT_EQ(test, hostile_recv_all(s, rep, sizeof(rep)), 20);
+	for (i = 0; i < n; i++) {
+		struct hostile_fpdu fp = {
+			.ctrl = HOSTILE_SEND_LAST, .msn = 1 + i,
+			.data = data, .len = 1 + fuzz_rand(f, sizeof(data) - 1),
+		};
+		bool crc = info.crc && fuzz_rand(f, 2);
+
+		len = hostile_fpdu_put(buf, &fp, info.crc);
+		len = fuzz_mutate(f, buf, len, 20, 0);
+		if (crc && len >= 8) {	/* the mutation reaches DDP, RDMAP */
+			__le32 sum = kiwi_softiw_fpdu_crc(buf, len - 4);
+
+			memcpy(buf + len - 4, &sum, 4);
+		}
+		fuzz_send(f, s, buf, len);
+	}
+	/* whatever softiw answers (a TERMINATE, its FIN), or nothing */
+	while (cmt_raw_recv(s, buf, FUZZ_FRAME, 20) > 0)
+		;
+	cmt_raw_close(s, fuzz_rand(f, 2));
+	kiwi_cm_destroy_id(child);
+	kiwi_destroy_qp(qp);
+	fuzz_drain(f);
+	return n;
+}
+
+static void fuzz_fpdu(struct kunit *test)
+{
+	struct fuzz *f = fuzz_setup(test, 22502);
+	u8 *buf = kunit_kmalloc(test, FUZZ_FRAME, GFP_KERNEL);
+	unsigned int sent = 0, next = FUZZ_BATCH;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	while (sent < fuzz_iters) {
+		sent += fuzz_fpdu_conn(f, buf, fuzz_iters - sent);
+		if (sent >= next) {
+			fuzz_legit(f);
+			next += FUZZ_BATCH;
+		}
+	}
+	fuzz_legit(f);
+	kunit_info(test, "%u mutated FPDUs", sent);
+	cmt_teardown(f->t);
+	fuzz_nothing_left(f);
+	kiwi_destroy_cq(f->cq);
+}
+
+static struct kunit_case fuzz_cases[] = {
+	KUNIT_CASE(fuzz_mpa_request),
+	KUNIT_CASE(fuzz_fpdu),
+	{}
+};
+
+static struct kunit_suite fuzz_suite = {
+	.suite_init = cmt_suite_init,
+	.suite_exit = cmt_suite_exit,
+	.name = "kiwi_softiw_fuzz",
+	.test_cases = fuzz_cases,
+};
+
+kunit_test_suite(fuzz_suite);

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hostile and fuzz suites' raw MPA peer (hostile_peer.h).
+ */
+#include <asm/unaligned.h>
+#include <kunit/test.h>
+
+#include "fpdu.h"
+#include "hostile_peer.h"
+#include "softiw.h"
+
+/**
+ * hostile_recv_all() - read exactly @len bytes
+ * @s: the socket
+ * @buf: where
+ * @len: how many
+ *
+ * Waits up to 3 s for each piece.
+ *
+ * Return: the bytes read, fewer on end of stream, an error or a timeout.
+ */
+int hostile_recv_all(struct socket *s, u8 *buf, int len)
+{
+	int got = 0, ret;
+
+	while (got < len) {
+		ret = cmt_raw_recv(s, buf + got, len - got, 3000);
+		if (ret <= 0)
+			return got;
+		got += ret;
+	}
+	return got;
+}
+
+/**
+ * hostile_post_recv() - post a RECV of part of the peer's QP buffer
+ * @t: the fixture
+ * @p: the peer
+ * @wr_id: its cookie
+ * @off: where in @p->buf
+ * @len: its length
+ */
+void hostile_post_recv(struct cmt *t, struct hostile_peer *p,
+		       u64 wr_id, u32 off, u32 len)
+{
+	struct ib_sge sge = {
+		.addr = p->mr->iova + off, .length = len, .lkey = p->mr->lkey,
+	};
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				   .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+
+	KUNIT_ASSERT_EQ(t->test, kiwi_post_recv(p->qp, &wr, &bad), 0);
+}
+
+/**
+ * hostile_peer_connect_ird() - a revision 1 MPA connection, accepted
+ * @t: the fixture; its listener is started here
+ * @p: the peer: the Request goes from @p->s if set, else from a new client
+ * @crc: ask for MPA CRC
+ * @nrecv: RECVs posted before the accept
+ * @ird: Read Requests the QP serves
+ *
+ * Aborts the test unless the accept and the Reply went through.
+ */
+void hostile_peer_connect_ird(struct cmt *t, struct hostile_peer *p,
+			      bool crc, int nrecv, u16 ird)
+{
+	struct kunit *test = t->test;
+	struct kiwi_conn_param cp = { .ird = ird, .ord = 1 };
+	u8 req[20] = KEY_REQ, rep[20];
+	const struct cmt_rec *r;
+	int i;
+
+	req[16] = crc ? 0x40 : 0;
+	req[17] = 1;
+	cmt_listen(t);
+	if (!p->s)
+		p->s = cmt_raw_connect(test, t->port);
+	else
+		KUNIT_ASSERT_EQ(test, cmt_raw_connect_to(p->s, t->port), 0);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p->s, req, sizeof(req)), 20);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	p->child = r->id;
+	p->buf = cmt_buf(t, 4096);
+	p->mr = cmt_mr(t, p->buf, 4096, IB_ACCESS_LOCAL_WRITE);
+	cp.qpn = cmt_qp(t);
+	p->qp = t->qps[t->nqps - 1];
+	for (i = 0; i < nrecv; i++)
+		hostile_post_recv(t, p, i, i * 256, 256);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(p->child, &cp), 0);
+	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
+					     p->child));
+	KUNIT_ASSERT_EQ(test, hostile_recv_all(p->s, rep, sizeof(rep)), 20);
+	CMT_EXPECT_MEM(test, rep, KEY_REP, 16);
+	KUNIT_EXPECT_EQ(test, rep[16] & 0x60, crc ? 0x40 : 0);
+}
+
+/**
+ * hostile_peer_connect() - hostile_peer_connect_ird() from a new client,
+ *	serving one Read Request
+ * @t: the fixture
+ * @p: the peer
+ * @crc: ask for MPA CRC
+ * @nrecv: RECVs to post before accepting
+ */
+void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
+			  bool crc, int nrecv)
+{
+	p->s = NULL;
+	hostile_peer_connect_ird(t, p, crc, nrecv, 1);
+}
+
+/**
+ * hostile_fpdu_put() - lay out an untagged FPDU
+ * @buf: where
+ * @f: its fields
+ * @crc: with a CRC (else 0 in its place)
+ *
+ * RFC 5044 section 4, RFC 5041 section 4.
+ *
+ * Return: its size on the wire.
+ */
+int hostile_fpdu_put(u8 *buf, const struct hostile_fpdu *f, bool crc)
+{
+	int n = 2 + 18 + f->len;
+	__le32 sum = 0;
+
+	put_unaligned_be16(18 + f->len, buf);
+	put_unaligned_be16(f->ctrl, buf + 2);
+	put_unaligned_be32(0, buf + 4);		/* RDMAP-owned word */
+	put_unaligned_be32(f->qn, buf + 8);
+	put_unaligned_be32(f->msn, buf + 12);
+	put_unaligned_be32(f->mo, buf + 16);
+	memcpy(buf + 20, f->data, f->len);
+	while (n % 4)
+		buf[n++] = 0;
+	if (crc)
+		sum = kiwi_softiw_fpdu_crc(buf, n);
+	memcpy(buf + n, &sum, 4);
+	return n + 4;
+}
+
+/**
+ * hostile_recv_fpdu() - read one whole FPDU (no CRC)
+ * @s: the socket
+ * @buf: where
+ * @size: room at @buf
+ *
+ * Return: its size, or 0 if it was cut short or did not fit.
+ */
+int hostile_recv_fpdu(struct socket *s, u8 *buf, int size)
+{
+	int n;
+
+	if (hostile_recv_all(s, buf, 2) != 2)
+		return 0;
+	n = round_up(2 + get_unaligned_be16(buf), 4) + 4;
+	if (n > size)
+		return 0;
+	return 2 + hostile_recv_all(s, buf + 2, n - 2);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A raw kernel TCP client that speaks MPA and writes FPDUs by hand to a
+ * softiw listener: the peer of the hostile and fuzz suites.
+ */
+#ifndef KIWI_TEST_HOSTILE_PEER_H
+#define KIWI_TEST_HOSTILE_PEER_H
+
+#include <linux/net.h>
+
+#include "cm_fixture.h"
+
+#define KEY_REQ "MPA ID Req Frame"
+#define KEY_REP "MPA ID Rep Frame"
+#define HOSTILE_SEND_LAST 0x4143	/* L, DDP v1 | RDMAP v1, SEND */
+
+/**
+ * struct hostile_peer - a raw client connected over MPA to a softiw QP
+ * @s: the client's socket
+ * @child: the accepted id
+ * @qp: its QP, on the fixture's CQ
+ * @buf: the QP's receive memory, 4 KiB
+ * @mr: @buf's MR
+ */
+struct hostile_peer {
+	struct socket *s;
+	struct kiwi_cm_id *child;
+	struct ib_qp *qp;
+	u8 *buf;
+	struct ib_mr *mr;
+};
+
+/**
+ * struct hostile_fpdu - an untagged FPDU written out field by field
+ * @ctrl: the two DDP/RDMAP control bytes (L, versions, opcode)
+ * @msn: its MSN
+ * @mo: its MO
+ * @data: payload
+ * @len: payload bytes
+ * @qn: its queue number
+ */
+struct hostile_fpdu {
+	u16 ctrl;
+	u32 msn;
+	u32 mo;
+	const char *data;
+	u16 len;
+	u32 qn;
+};
+
+int hostile_recv_all(struct socket *s, u8 *buf, int len);
+void hostile_post_recv(struct cmt *t, struct hostile_peer *p,
+		       u64 wr_id, u32 off, u32 len);
+void hostile_peer_connect_ird(struct cmt *t, struct hostile_peer *p,
+			      bool crc, int nrecv, u16 ird);
+void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
+			  bool crc, int nrecv);
+int hostile_fpdu_put(u8 *buf, const struct hostile_fpdu *f, bool crc);
+int hostile_recv_fpdu(struct socket *s, u8 *buf, int size);
+
+#endif
