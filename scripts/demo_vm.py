@@ -180,15 +180,7 @@ def check_nvme(st, args):
     """Linux's NVMe-oF host and target over kiwi moved the data."""
     if not args.nvme_mib:
         return []
-    problems = []
-    for name in NVME_STEPS:
-        rc = st["ends"].get(name)
-        said = " / ".join(st["says"].get(name, []))
-        if rc is None:
-            problems.append(f"{name}: never ran")
-        elif rc:
-            problems.append(f"{name}: failed (rc={rc})"
-                            + (f": {said}" if said else ""))
+    problems = kiwi_vm.step_problems(st, NVME_STEPS)
     s = nvme_summary(st)
     if s is None:
         return problems + ["nvme-io: no summary line"]

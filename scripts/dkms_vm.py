@@ -56,14 +56,7 @@ def judge(st, args, timeouts, console):
         elif rc:
             problems.append(f"insmod {m} failed (rc={rc}; see console.log)")
     if all(st["loads"].get(m) == 0 for m in modules):
-        for name in STEPS:
-            rc = st["ends"].get(name)
-            said = " / ".join(st["says"].get(name, []))
-            if rc is None:
-                problems.append(f"{name}: never ran")
-            elif rc:
-                problems.append(f"{name}: failed (rc={rc})"
-                                + (f": {said}" if said else ""))
+        problems += kiwi_vm.step_problems(st, STEPS)
     for m in modules:
         if st["loads"].get(m) == 0 and st["unloads"].get(m) != 0:
             problems.append(f"rmmod {m} failed "

@@ -423,6 +423,23 @@ def scan_console(lines, expected, ran, suites=()):
     return problems
 
 
+def step_problems(st, names):
+    """Problems of the steps @names of a demo-style VM: a step that never
+    ran, or ended non-zero (with what it said). @st holds "ends" (step:
+    rc) and "says" (step: lines), as demo_vm.py and dkms_vm.py parse
+    them."""
+    problems = []
+    for name in names:
+        rc = st["ends"].get(name)
+        said = " / ".join(st["says"].get(name, []))
+        if rc is None:
+            problems.append(f"{name}: never ran")
+        elif rc:
+            problems.append(f"{name}: failed (rc={rc})"
+                            + (f": {said}" if said else ""))
+    return problems
+
+
 def load_manifest(path):
     """{(module, suite, case): params} of tests/manifest."""
     import kiwi_manifest
