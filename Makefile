@@ -70,7 +70,8 @@ STRESS_ITERS ?= 100000
 stress:
 	@bash scripts/deps.sh check
 	@KIWI_SKIP_STATIC=1 SUITES=kiwi_softiw_test \
-		KIWI_TEST_ARGS="kiwi_softiw_test:fuzz_iters=$(STRESS_ITERS)" \
+		KIWI_TEST_ARGS="kiwi_testlib:fuzz_iters=$(STRESS_ITERS)" \
+		KIWI_VM_APPEND="sysctl.kernel.hung_task_timeout_secs=600" \
 		KIWI_SUITE_TIMEOUT=$${KIWI_SUITE_TIMEOUT:-7200} \
 		bash scripts/check.sh
 

@@ -111,6 +111,7 @@ run_vm() {
 		--manifest "${KIWI_MANIFEST:-$top/tests/manifest}" \
 		--ko-dirs "$out" "$kdir/modroot" --suite-timeout "$timeout" \
 		--boot-timeout "${KIWI_BOOT_TIMEOUT:-180}" \
+		--append "${KIWI_VM_APPEND:-}" \
 		--summary "$summary" || rc=1
 	if [ -r "$summary" ]; then
 		read -r p f k <"$summary"

@@ -24,5 +24,6 @@ bool kiwi_test_path_exists(const char *path);
 void kiwi_test_check_module(struct kunit *test,
 			    const struct kiwi_test_module *want);
 struct net *kiwi_test_peer_net(struct kunit *test);
+unsigned int kiwi_test_fuzz_iters(void);
 
 #endif /* _KIWI_TEST_H */

@@ -12,8 +12,8 @@
  *
  * After every batch a legitimate client connects and is served; at the
  * end no endpoint or id is left behind. KASAN, UBSAN, lockdep and
- * kmemleak judge the rest. fuzz_iters sets the frames of each kind:
- * make check runs a few hundred, make stress 100,000.
+ * kmemleak judge the rest. kiwi_testlib's fuzz_iters sets the frames of
+ * each kind: make check runs a few hundred, make stress 100,000.
  */
 #include <asm/unaligned.h>
 #include <kunit/test.h>
@@ -27,13 +27,9 @@
 #include "cm_fixture.h"
 #include "fpdu.h"
 #include "hostile_peer.h"
+#include "kiwi_test.h"
 #include "mpa.h"
 #include "softiw.h"
-
-static unsigned int fuzz_iters = 400;
-module_param(fuzz_iters, uint, 0444);
-MODULE_PARM_DESC(fuzz_iters,
-		 "mutated frames of each kind kiwi_softiw_fuzz sends (400)");
 
 #define FUZZ_SEED	0x6b697769ULL
 #define FUZZ_BATCH	200	/* frames between two legitimate clients */
@@ -41,6 +37,11 @@ MODULE_PARM_DESC(fuzz_iters,
 #define FUZZ_PER_CONN	8	/* mutated FPDUs per accepted connection */
 #define FUZZ_RECVS	8
 #define FUZZ_LEGIT	"kiwi-legit"
+/*
+ * Frames of one case run: KUnit gives a case 300 s, and the hung-task
+ * detector watches insmod, which waits for it; about 45 s under TCG.
+ */
+#define FUZZ_CHUNK	1500
 
 /**
  * struct fuzz - one fuzz run
@@ -110,7 +111,6 @@ static struct fuzz *fuzz_setup(struct kunit *test, u16 port)
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->t = cmt_setup(test, port);
-	prandom_seed_state(&f->rnd, FUZZ_SEED + port);
 	spin_lock_init(&f->lock);
 	init_completion(&f->req);
 	f->buf = cmt_buf(f->t, FUZZ_RECVS * 256);
@@ -346,15 +346,40 @@ static void fuzz_nothing_left(struct fuzz *f)
 	KUNIT_EXPECT_EQ(f->t->test, kiwi_softiw_live_ceps(), f->ceps);
 }
 
+/* Chunks of FUZZ_CHUNK frames: up to 64 of them. */
+static const u8 fuzz_chunks[64];
+
+/* The case's chunk: how many frames it sends, and its seed's offset. */
+static unsigned int fuzz_chunk(struct kunit *test, unsigned int *index)
+{
+	unsigned int iters = kiwi_test_fuzz_iters();
+
+	*index = (const u8 *)test->param_value - fuzz_chunks;
+	return min_t(unsigned int, FUZZ_CHUNK, iters - *index * FUZZ_CHUNK);
+}
+
+static const void *fuzz_chunk_gen(const void *prev, char *desc)
+{
+	const u8 *next = prev ? (const u8 *)prev + 1 : fuzz_chunks;
+	unsigned int i = next - fuzz_chunks;
+
+	if (i >= ARRAY_SIZE(fuzz_chunks) ||
+	    i * FUZZ_CHUNK >= kiwi_test_fuzz_iters())
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "chunk %u", i);
+	return next;
+}
+
 static void fuzz_mpa_request(struct kunit *test)
 {
 	struct fuzz *f = fuzz_setup(test, 22501);
 	u8 *buf = kunit_kmalloc(test, FUZZ_FRAME, GFP_KERNEL);
-	unsigned int i;
+	unsigned int i, chunk, iters = fuzz_chunk(test, &chunk);
 	int len;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	for (i = 0; i < fuzz_iters; i++) {
+	prandom_seed_state(&f->rnd, FUZZ_SEED + 22501 + chunk);
+	for (i = 0; i < iters; i++) {
 		struct socket *s = cmt_raw_connect(test, f->t->port);
 
 		len = fuzz_request(f, buf, "fuzz");
@@ -367,7 +392,7 @@ static void fuzz_mpa_request(struct kunit *test)
 	}
 	fuzz_legit(f);
 	kunit_info(test, "%u mutated Requests, %d made a CONNECT_REQUEST",
-		   fuzz_iters, atomic_read(&f->requests));
+		   iters, atomic_read(&f->requests));
 	cmt_teardown(f->t);
 	fuzz_nothing_left(f);
 	kiwi_destroy_cq(f->cq);
@@ -430,10 +455,12 @@ static void fuzz_fpdu(struct kunit *test)
 	struct fuzz *f = fuzz_setup(test, 22502);
 	u8 *buf = kunit_kmalloc(test, FUZZ_FRAME, GFP_KERNEL);
 	unsigned int sent = 0, next = FUZZ_BATCH;
+	unsigned int chunk, iters = fuzz_chunk(test, &chunk);
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	while (sent < fuzz_iters) {
-		sent += fuzz_fpdu_conn(f, buf, fuzz_iters - sent);
+	prandom_seed_state(&f->rnd, FUZZ_SEED + 22502 + chunk);
+	while (sent < iters) {
+		sent += fuzz_fpdu_conn(f, buf, iters - sent);
 		if (sent >= next) {
 			fuzz_legit(f);
 			next += FUZZ_BATCH;
@@ -447,8 +474,8 @@ static void fuzz_fpdu(struct kunit *test)
 }
 
 static struct kunit_case fuzz_cases[] = {
-	KUNIT_CASE(fuzz_mpa_request),
-	KUNIT_CASE(fuzz_fpdu),
+	KUNIT_CASE_PARAM(fuzz_mpa_request, fuzz_chunk_gen),
+	KUNIT_CASE_PARAM(fuzz_fpdu, fuzz_chunk_gen),
 	{}
 };
 
