@@ -86,6 +86,21 @@ set +f
 kiwi_modules="kiwi_iwcm kiwi_rdmacm kiwi_softiw kiwi_testlib"
 rc=0
 total_pass=0 total_fail=0 total_skip=0
+failures=()
+
+# add_summary NAME FILE: add a summary's counts ("PASS FAIL SKIP") to the
+# totals and its failures (the lines after the counts) to the list printed
+# last, where a CI log's tail shows them.
+add_summary() {
+	local p f k line
+	read -r p f k <"$2"
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	total_skip=$((total_skip + ${k:-0}))
+	while IFS= read -r line; do
+		[ -z "$line" ] || failures+=("$1: $line")
+	done < <(tail -n +2 "$2")
+}
 
 # run_vm NAME OUT_DIR TIMEOUT PEER_FLAG TEST_MODULE...
 run_vm() {
@@ -114,12 +129,10 @@ run_vm() {
 		--append "${KIWI_VM_APPEND:-}" \
 		--summary "$summary" || rc=1
 	if [ -r "$summary" ]; then
-		read -r p f k <"$summary"
-		total_pass=$((total_pass + p))
-		total_fail=$((total_fail + f))
-		total_skip=$((total_skip + k))
+		add_summary "VM $name" "$summary"
 	else
 		total_fail=$((total_fail + 1))
+		failures+=("VM $name: no summary (see $dir/console.log)")
 		echo "VM $name: no summary (see $dir/console.log)"
 	fi
 }
@@ -149,6 +162,7 @@ if [ "$samples" = 1 ]; then
 		grep '^demo passed' "$build/samples.log"
 	else
 		total_fail=$((total_fail + 1))
+		failures+=("samples: make demo on the test kernel (log: $build/samples.log)")
 		rc=1
 		if grep -q '^demo FAILED:' "$build/samples.log"; then
 			sed -n '/^demo FAILED:/,$p' "$build/samples.log"
@@ -162,11 +176,10 @@ fi
 if [ "$nvme" = 1 ]; then
 	bash "$top/scripts/nvme.sh" "$kdir" "$out" "$vm/nvme" || rc=1
 	if [ -r "$vm/nvme/summary" ]; then
-		read -r p f k <"$vm/nvme/summary"
-		total_pass=$((total_pass + p))
-		total_fail=$((total_fail + f))
+		add_summary "VM nvme" "$vm/nvme/summary"
 	else
 		total_fail=$((total_fail + 1))
+		failures+=("VM nvme: no summary (see $vm/nvme/console.log)")
 		echo "VM nvme: no summary (see $vm/nvme/console.log)"
 	fi
 fi
@@ -174,22 +187,27 @@ fi
 if [ "$dkms" = 1 ]; then
 	drc=0
 	bash "$top/scripts/dkms.sh" "$build/dkms" || drc=$?
-	p=0 f=0
+	f0=$total_fail
 	if [ -r "$build/dkms/summary" ]; then
-		read -r p f k <"$build/dkms/summary"
+		add_summary dkms "$build/dkms/summary"
 	fi
 	# a script that failed without counting it still failed a case
-	if [ "$drc" != 0 ] && [ "$f" = 0 ]; then
-		f=1
+	if [ "$drc" != 0 ] && [ "$total_fail" = "$f0" ]; then
+		total_fail=$((total_fail + 1))
+		failures+=("dkms: exit $drc (see $build/dkms/dkms.log)")
 		echo "dkms: FAILED (exit $drc; see $build/dkms/dkms.log)"
 	fi
-	total_pass=$((total_pass + p))
-	total_fail=$((total_fail + f))
 	[ "$drc" = 0 ] || rc=1
 fi
 
 echo
 echo "make check: $(($(date +%s) - t0)) s"
+if [ "${#failures[@]}" != 0 ]; then
+	echo "failed:"
+	printf '  %s\n' "${failures[@]:0:20}"
+	[ "${#failures[@]}" -le 20 ] ||
+		echo "  ... and $((${#failures[@]} - 20)) more (see the log above)"
+fi
 tail=
 [ "$total_skip" = 0 ] || tail=", $total_skip skipped"
 echo "$total_pass passed, $total_fail failed$tail"

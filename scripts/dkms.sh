@@ -17,7 +17,8 @@
 #               everything, with no splat on the console
 #               (scripts/dkms-init, judged by scripts/dkms_vm.py)
 #
-# usage: scripts/dkms.sh OUT_DIR   (writes OUT_DIR/summary: "PASS FAIL SKIP")
+# usage: scripts/dkms.sh OUT_DIR   (writes OUT_DIR/summary: "PASS FAIL SKIP",
+#                        then a line per failed case)
 # env:   KIWI_DKMS_CONF  the dkms.conf to use (default: the work tree's;
 #                        to prove the cases fail with a broken one)
 set -euo pipefail
@@ -26,13 +27,15 @@ set -euo pipefail
 mkdir -p "$1"
 dir=$(cd "$1" && pwd)
 conf=${KIWI_DKMS_CONF:-$top/dkms.conf}
-pass=0 fail=0
+pass=0 fail=0 failures=
 rm -f "$dir/summary"
-trap 'echo "$pass $fail 0" >"$dir/summary"' EXIT
+trap 'printf "%s\n%s" "$pass $fail 0" "$failures" >"$dir/summary"' EXIT
 
 # case_failed NAME MESSAGE
 case_failed() {
 	fail=$((fail + 1))
+	failures="$failures$1: $2
+"
 	echo "dkms: $1: FAILED: $2"
 }
 
@@ -112,7 +115,7 @@ if [ -z "$mods" ]; then
 fi
 t=$(date +%s)
 root=$(mktemp -d)
-trap 'rm -rf "$root"; echo "$pass $fail 0" >"$dir/summary"' EXIT
+trap 'rm -rf "$root"; printf "%s\n%s" "$pass $fail 0" "$failures" >"$dir/summary"' EXIT
 mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp,lib/kiwi}
 cp /bin/busybox "$root/bin/busybox"
 install -m 0755 "$top/scripts/dkms-init" "$root/init"

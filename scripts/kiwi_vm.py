@@ -560,6 +560,7 @@ def judge(args, out_dir, timeouts):
         # One of several VMs: the caller prints the total line.
         with open(args.summary, "w") as f:
             f.write(f"{passed} {failed} {skipped}\n")
+            f.writelines(p + "\n" for p in problems)
         log(f"this VM: {passed} passed, {failed} failed{tail}")
     else:
         log(f"{passed} passed, {failed} failed{tail}")

@@ -10,7 +10,8 @@ boot-time leaks set aside are kiwi_vm.py's; the marker parser and the
 kmemleak judgement are demo_vm.py's.
 
 Prints one line per step, then "N passed, N failed" into --summary as
-"PASS FAIL 0" for make check.
+"PASS FAIL 0" for make check, followed by a line per failed step or
+problem.
 """
 
 import argparse
@@ -49,6 +50,7 @@ def main():
     console = kiwi_vm.read_lines(os.path.join(args.out, "console.log"))
 
     passed = failed = 0
+    failures = []
     for name in STEPS:
         rc = st["ends"].get(name)
         says = " / ".join(st["says"].get(name, []))
@@ -59,6 +61,7 @@ def main():
             failed += 1
             what = "did not run" if rc is None else f"status {rc}"
             kiwi_vm.log(f"FAILED: {name}: {what}{': ' + says if says else ''}")
+            failures.append(f"{name}: {what}")
             for line in st["trace"].get(name, []):
                 kiwi_vm.log("    " + line)
 
@@ -81,6 +84,7 @@ def main():
     kiwi_vm.log(f"this VM: {passed} passed, {failed} failed")
     with open(args.summary, "w") as f:
         f.write(f"{passed} {failed} 0\n")
+        f.writelines(p + "\n" for p in failures + problems)
     return 1 if failed else 0
 
 
