@@ -329,9 +329,53 @@ unsigned int kiwi_softiw_live_ceps(void);
 int softiw_cep_init(void);
 void softiw_cep_exit(void);
 
-/* cm.c */
+/* cep_core.c */
 extern struct workqueue_struct *softiw_cm_wq;
 extern unsigned int softiw_max_pending;
+extern unsigned int softiw_mpa_timeout_ms;
+extern unsigned int softiw_rtr_timeout_ms;
+void softiw_cep_kick_on(struct softiw_cep *cep, int cpu);
+void softiw_cep_kick(struct softiw_cep *cep);
+void softiw_cep_sk_event(struct sock *sk);
+void softiw_cep_settings(struct softiw_cep *cep,
+			 const struct kiwi_cm_id *id, u16 ird, u16 ord);
+void softiw_cep_arm_timer(struct softiw_cep *cep, unsigned int ms);
+void softiw_cep_stop_timer(struct softiw_cep *cep);
+int softiw_cep_bind_qp(struct softiw_cep *cep, u32 qpn);
+void softiw_cep_unbind_qp(struct softiw_cep *cep, bool error);
+void softiw_cep_qp_move(struct softiw_cep *cep, enum ib_qp_state state);
+int softiw_cep_start_data(struct softiw_cep *cep,
+			  const struct kiwi_softiw_mpa_result *res);
+void softiw_cep_leave_listener(struct softiw_cep *cep);
+void softiw_cep_close(struct softiw_cep *cep, bool abort);
+int softiw_cep_upcall(struct softiw_cep *cep, enum kiwi_cm_event_type type,
+		      int status, const struct kiwi_softiw_mpa_info *info);
+void softiw_cep_dropped(struct softiw_cep *cep);
+void softiw_cep_connect_failed(struct softiw_cep *cep, int status,
+			       const struct kiwi_softiw_mpa_info *rep);
+void softiw_cep_finish(struct softiw_cep *cep, int status, bool abort);
+void softiw_cep_abort(struct softiw_cep *cep, int status);
+int softiw_cep_read_mpa(struct softiw_cep *cep,
+			struct kiwi_softiw_mpa_info *info);
+int softiw_cep_send_mpa(struct softiw_cep *cep, enum softiw_mpa_kind kind,
+			const struct kiwi_softiw_mpa_info *info);
+void softiw_cep_drain(struct softiw_cep *cep);
+void softiw_cep_setup_failed(struct softiw_cep *cep, int status, u8 ecode,
+			     const struct kiwi_softiw_mpa_info *rep);
+
+/* setup.c */
+void softiw_cep_established(struct softiw_cep *cep,
+			    const struct kiwi_softiw_mpa_info *rep);
+void softiw_cep_await_rtr(struct softiw_cep *cep);
+void softiw_cep_step_active(struct softiw_cep *cep);
+void softiw_cep_step_request(struct softiw_cep *cep);
+void softiw_cep_step_await_accept(struct softiw_cep *cep);
+void softiw_cep_step_rtr(struct softiw_cep *cep);
+
+/* established.c */
+void softiw_cep_step_established(struct softiw_cep *cep);
+
+/* cm.c */
 int softiw_cm_init(void);
 void softiw_cm_exit(void);
 struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
@@ -342,7 +386,6 @@ unsigned long kiwi_softiw_request_handoffs(void);
 unsigned long kiwi_softiw_idle_connect_steps(void);
 void softiw_cep_close_pending(struct softiw_cep *cep);
 void softiw_cep_request_close(struct softiw_cep *cep);
-void softiw_cep_kick(struct softiw_cep *cep);
 int softiw_connect(struct kiwi_cm_id *id,
 		   const struct kiwi_conn_param *param);
 int softiw_accept(struct kiwi_cm_id *id,
