@@ -7,7 +7,9 @@
  * queries of a QP's endpoint, and the iw_cm ops connect, accept and
  * reject. The primitives every phase uses are in cep_core.c.
  *
- * Socket callbacks only queue @work; everything else runs in process
+ * Socket callbacks only queue @work, or, while a caller steps the
+ * endpoint itself, note that it missed an event (softiw_cep_step_end()
+ * queues the work for it); everything else runs in process
  * context under the endpoint's mutex: the work, the timer (a delayed
  * work), the iw_cm ops, and a passive endpoint's first step, which the
  * listener's work runs. An upcall is made with the mutex held: the
