@@ -100,6 +100,10 @@ struct kiwi_bench_stack {
 int kiwi_bench_register(struct kiwi_bench_stack *stack);
 void kiwi_bench_unregister(struct kiwi_bench_stack *stack);
 
+/* core.c: where the servers are, for the data-path driver (dp_core.c). */
+int kiwi_bench_addr(u16 port, struct sockaddr_storage *ss);
+struct net *kiwi_bench_peer_net(void);
+
 /*
  * tcp.c: the raw in-kernel TCP baseline, part of kiwi_bench_core; exported
  * for the rdma_cm stacks' floors (rdma.c), which open its connections.

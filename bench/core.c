@@ -14,6 +14,8 @@
  *   hold STACK PORT N          open N connections and keep them
  *   release                    close the held connections
  *
+ * and the data-path commands (dp_core.c).
+ *
  * Servers live in the peer network namespace (peer_netns_pid), clients in
  * the initial one, so every connection crosses the veth pair.
  */
@@ -28,6 +30,7 @@
 #include <net/net_namespace.h>
 
 #include "bench.h"
+#include "dp.h"
 
 #define BENCH_MAX_CONC		1024
 #define BENCH_MAX_CONNS		100000
@@ -132,7 +135,8 @@ static void bench_stack_put(struct kiwi_bench_stack *s)
 	module_put(s->owner);
 }
 
-static int bench_addr(u16 port, struct sockaddr_storage *ss)
+/* The servers' address at @port. Return: 0 or a negative errno. */
+int kiwi_bench_addr(u16 port, struct sockaddr_storage *ss)
 {
 	char p[8];
 
@@ -141,7 +145,8 @@ static int bench_addr(u16 port, struct sockaddr_storage *ss)
 	return inet_pton_with_scope(&init_net, AF_UNSPEC, server_addr, p, ss);
 }
 
-static struct net *bench_peer_net(void)
+/* The servers' namespace, referenced, or an ERR_PTR(). */
+struct net *kiwi_bench_peer_net(void)
 {
 	if (peer_netns_pid <= 0)
 		return ERR_PTR(-ENOENT);
@@ -173,7 +178,7 @@ static struct bench_run *bench_run_alloc(struct kiwi_bench_stack *stack,
 	run->lat = kvcalloc(n, sizeof(*run->lat), GFP_KERNEL);
 	run->close = kvcalloc(n, sizeof(*run->close), GFP_KERNEL);
 	if (!run->conns || !run->lat || !run->close ||
-	    bench_addr(port, &run->dst)) {
+	    kiwi_bench_addr(port, &run->dst)) {
 		bench_run_free(run);
 		return NULL;
 	}
@@ -491,11 +496,11 @@ static int bench_serve(struct kiwi_bench_stack *stack, u16 port, u32 count)
 	u32 i;
 	int ret = 0;
 
-	net = bench_peer_net();
+	net = kiwi_bench_peer_net();
 	if (IS_ERR(net))
 		return PTR_ERR(net);
 	for (i = 0; i < count && !ret; i++) {
-		ret = bench_addr(port + i, &ss);
+		ret = kiwi_bench_addr(port + i, &ss);
 		if (!ret)
 			ret = stack->serve(net, &ss);
 	}
@@ -516,6 +521,11 @@ static int bench_command(const char *cmd, const char *name, u32 a, u32 b,
 	lockdep_assert_held(&bench_lock);
 	if (!strcmp(cmd, "release"))
 		return bench_release();
+	ret = kiwi_bench_dp_command(cmd, name, a, b, c, args, bench_result,
+				    sizeof(bench_result));
+	if (ret != -ENOIOCTLCMD)
+		return ret;
+	ret = -EINVAL;
 	stack = bench_stack_get(name);
 	if (!stack)
 		return -ENOENT;
@@ -574,7 +584,16 @@ static int __init bench_init(void)
 		return ret;
 	ret = kiwi_bench_register(&kiwi_bench_tcp);
 	if (ret)
-		kiwi_bench_tcp_exit();
+		goto err_tcp_exit;
+	ret = kiwi_bench_dp_init();
+	if (ret)
+		goto err_unregister;
+	return 0;
+
+err_unregister:
+	kiwi_bench_unregister(&kiwi_bench_tcp);
+err_tcp_exit:
+	kiwi_bench_tcp_exit();
 	return ret;
 }
 
@@ -584,6 +603,7 @@ static void __exit bench_exit(void)
 	if (bench_held)
 		bench_release();
 	mutex_unlock(&bench_lock);
+	kiwi_bench_dp_exit();
 	kiwi_bench_unregister(&kiwi_bench_tcp);
 	kiwi_bench_tcp_exit();
 }
@@ -591,5 +611,5 @@ static void __exit bench_exit(void)
 module_init(bench_init);
 module_exit(bench_exit);
 
-MODULE_DESCRIPTION("kiwi connection benchmark driver and TCP baseline");
+MODULE_DESCRIPTION("kiwi benchmark driver and TCP baseline");
 MODULE_LICENSE("GPL");

@@ -26,6 +26,13 @@
 #      KIWI_BENCH_KEEPALIVE_AB  1: kiwi's idle rounds once more without
 #                            softiw's keepalive (default 0)
 #      KIWI_BENCH_STACKS     stacks to measure (default "tcp kiwi linux")
+#      KIWI_BENCH_CONNECT    0: skip the connection scenarios (default 1)
+#      KIWI_BENCH_DATAPATH   0: skip the data-path scenario (default 1)
+#      KIWI_BENCH_DP_MS      milliseconds each data-path transfer runs
+#                            (default 3000)
+#      KIWI_BENCH_DP_SIZES   message sizes of the data-path transfers
+#                            (default "4096 65536 1048576")
+#      KIWI_BENCH_DP_DEPTH   requests in flight (default 16)
 #      KIWI_BENCH_TIMEOUT    seconds the VM may run (default 3600)
 #      KIWI_BENCH_PROFILE    1: the profiling kernel, tests/bench.config plus
 #                            tests/profile.config (flavour "profile"), in
@@ -98,6 +105,11 @@ BENCH_MAIN_ROUNDS=${KIWI_BENCH_MAIN_ROUNDS:-3}
 BENCH_SETTLE=${KIWI_BENCH_SETTLE:-40}
 BENCH_KEEPALIVE_AB=${KIWI_BENCH_KEEPALIVE_AB:-0}
 BENCH_STACKS="${KIWI_BENCH_STACKS:-tcp kiwi linux}"
+BENCH_CONNECT=${KIWI_BENCH_CONNECT:-1}
+BENCH_DATAPATH=${KIWI_BENCH_DATAPATH:-1}
+BENCH_DP_MS=${KIWI_BENCH_DP_MS:-3000}
+BENCH_DP_SIZES="${KIWI_BENCH_DP_SIZES:-4096 65536 1048576}"
+BENCH_DP_DEPTH=${KIWI_BENCH_DP_DEPTH:-16}
 CONF
 if [ -n "${KIWI_BENCH_SCRIPT:-}" ]; then
 	install -m 0644 "$KIWI_BENCH_SCRIPT" "$root/etc/kiwi-bench.script"

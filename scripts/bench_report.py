@@ -568,6 +568,68 @@ def print_lines(results, cpu, insns):
                       (f" insns_k={k:.1f}" if k is not None else ""))
 
 
+DP_OPS = ("send", "write", "read")
+
+
+def dp_value(rec, what):
+    """A data-path result's MB/s, host CPU seconds per GB, or (ping) round
+    trip in us; None if it failed or has no such value."""
+    if rec.get("err") or rec.get("rc"):
+        return None
+    if what == "mbps":
+        return rec["bytes"] / rec["ns"] * 1e3 if rec.get("ns") else None
+    if what == "cpu":
+        gb = rec.get("bytes", 0) / 1e9
+        return rec["cpu_ns"] / 1e9 / gb if gb and "cpu_ns" in rec else None
+    return rec.get(what, 0) / 1e3 or None
+
+
+def datapath_rows(runs):
+    """The data-path scenario's rows: one per operation, size and measure,
+    with a value per stack."""
+    recs = {}
+    for stack in STACKS:
+        for rec in runs.get(stack, []):
+            if rec.get("cmd") in DP_OPS + ("ping",):
+                recs[(rec["cmd"], rec["size"], stack)] = rec
+    rows = []
+    keys = sorted({(op, size) for op, size, _ in recs},
+                  key=lambda k: ((DP_OPS + ("ping",)).index(k[0]), k[1]))
+    for op, size in keys:
+        measures = ([("p50_ns", "us p50"), ("p99_ns", "us p99")]
+                    if op == "ping" else
+                    [("mbps", "MB/s"), ("cpu", "host CPU s/GB")])
+        for what, unit in measures:
+            row = {"test": op, "size": size, "unit": unit}
+            for stack in STACKS:
+                rec = recs.get((op, size, stack))
+                row[stack] = dp_value(rec, what) if rec else None
+            rows.append(row)
+    return rows
+
+
+def dp_ratio(a, b):
+    return f"{a / b:.2f}" if a and b else "-"
+
+
+def datapath_report(rows):
+    """Print the data-path rows with kiwi's ratios to raw TCP and to
+    Linux's siw."""
+    if not rows:
+        return
+    print()
+    print("data path (one connection, each transfer on its own):")
+    print(f"  {'test':<6} {'size':>8} {'unit':<14} {'tcp':>9} {'kiwi':>9} "
+          f"{'linux':>9} {'kiwi/tcp':>9} {'kiwi/linux':>10}")
+    for r in rows:
+        vals = [r[s] for s in STACKS]
+        cells = " ".join(f"{v:>9.2f}" if v is not None else f"{'-':>9}"
+                         for v in vals)
+        print(f"  {r['test']:<6} {r['size']:>8} {r['unit']:<14} {cells} "
+              f"{dp_ratio(r['kiwi'], r['tcp']):>9} "
+              f"{dp_ratio(r['kiwi'], r['linux']):>10}")
+
+
 def main():
     if sys.argv[1] == "--lines":
         print_lines(sys.argv[2], read_cpu(sys.argv[3]),
@@ -585,14 +647,18 @@ def main():
         splats = [ln.strip() for ln in f if SPLAT.search(ln)]
     problems += [f"kernel: {s}" for s in splats[:5]]
     summ = {s: summarize(runs[s], slab, s) for s in STACKS + FLOORS}
-    ratios = report(summ, machine)
-    floor_report(summ, ratios)
-    breakdown(summ)
-    slab_breakdown(summ)
+    ratios = {}
+    if any(rec.get("cmd") == "rate" for rec in runs["kiwi"]):
+        ratios = report(summ, machine)
+        floor_report(summ, ratios)
+        breakdown(summ)
+        slab_breakdown(summ)
+    datapath = datapath_rows(runs)
+    datapath_report(datapath)
     with open(out, "w") as f:
         json.dump({"machine": machine + ", benchmark kernel",
                    "summary": summ, "ratios": ratios, "runs": runs,
-                   "slab": slab,
+                   "slab": slab, "datapath": datapath,
                    "problems": problems, "notes": notes}, f, indent=1)
     print(f"saved: {out}")
     for n in notes:

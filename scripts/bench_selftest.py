@@ -3,7 +3,7 @@
 """Self-test of the benchmark's host-side arithmetic (make static): how a
 timed command is given its host CPU and guest instructions, and how the
 rounds of the idle and listener scenarios are set against their rounds
-without (bench_report.py), how snapshots become instructions per
+without, how the data-path transfers become rows (bench_report.py), how snapshots become instructions per
 function and connection (bench_prof.py), how a KIWI-SNAP line
 becomes a request for the plugin (bench_watch.py), and how the NVMe-oF
 rows are judged and saved (bench_nvme.py). Synthetic inputs, known
@@ -58,6 +58,35 @@ class Report(unittest.TestCase):
         rec = bench_report.parse(lines, {1: (0, 0), 2: (10, 5)})[0]["tcp"][0]
         self.assertNotIn("insns", rec)
         self.assertIsNone(bench_report.insns_k(rec))
+
+    def test_datapath_rows_are_mbps_cpu_and_ping_percentiles(self):
+        def dp(cmd, stack, size, nbytes, ns, err=0, **kw):
+            rec = {"cmd": cmd, "stack": stack, "size": size, "depth": 16,
+                   "err": err, "bytes": nbytes, "ops": 1, "ns": ns}
+            rec.update(kw)
+            return f"KIWI-BENCH {json.dumps(rec)} rc={-err if err else 0}"
+        lines = ["KIWI-START write tcp 1 4096 16",
+                 dp("write", "tcp", 4096, 2 * 10**9, 10**9),
+                 "KIWI-START write kiwi 1 4096 16",
+                 dp("write", "kiwi", 4096, 10**9, 10**9),
+                 dp("write", "linux", 4096, 0, 0, err=-5),
+                 dp("ping", "kiwi", 64, 64, 10**6, p50_ns=30000,
+                    p99_ns=90000),
+                 "KIWI-DONE"]
+        # QEMU used 4 s of CPU for TCP's 2 GB, 1 s for kiwi's 1 GB
+        cpu = {1: (0, 0), 2: (4 * 10**9, 0), 3: (0, 0), 4: (10**9, 0)}
+        runs = bench_report.parse(lines, cpu)[0]
+        rows = {(r["test"], r["unit"]): r
+                for r in bench_report.datapath_rows(runs)}
+        bw = rows[("write", "MB/s")]
+        self.assertEqual((bw["tcp"], bw["kiwi"], bw["linux"]),
+                         (2000.0, 1000.0, None))
+        self.assertEqual(bw["size"], 4096)
+        cost = rows[("write", "host CPU s/GB")]
+        self.assertEqual((cost["tcp"], cost["kiwi"]), (2.0, 1.0))
+        self.assertEqual(rows[("ping", "us p50")]["kiwi"], 30.0)
+        self.assertEqual(rows[("ping", "us p99")]["kiwi"], 90.0)
+        self.assertIsNone(rows[("ping", "us p50")]["tcp"])
 
     def test_instruction_ratios_are_taken_round_by_round(self):
         recs = {s: [] for s in ("tcp", "kiwi")}
