@@ -6,8 +6,8 @@
 #   make            build the modules against KDIR
 #   make check      static checks + KUnit suites in a QEMU test VM
 #   make stress     the fuzz suite at 100,000 mutated frames of each kind
-#   make bench      connection benchmark: kiwi vs. TCP vs. Linux's stack,
-#                   then bench-nvme
+#   make bench      connection and data-path benchmarks: kiwi vs. TCP vs.
+#                   Linux's stack, then bench-nvme
 #   make bench-nvme NVMe-oF over kiwi vs. nvme-rdma over siw vs. NVMe/TCP
 #   make bench-profile  the same stacks on a kernel with the function profiler
 #   make htmldocs   the manual, Documentation/, as HTML in build/htmldocs/
