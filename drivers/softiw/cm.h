@@ -94,14 +94,17 @@ struct softiw_rresp {
 
 /**
  * struct softiw_tx - the transmit side of an established connection
- * @buf: one FPDU being sent; fpdu_size(@mulpdu) bytes
- * @len: bytes of the FPDU at @buf, 0 if none is pending
- * @sent: bytes of it already queued on the socket
+ * @buf: the FPDUs being sent, segments of one message (or one Read
+ *	Request, or a TERMINATE); room for SOFTIW_TX_BATCH of
+ *	fpdu_size(@mulpdu) bytes
+ * @len: bytes of the FPDUs at @buf, 0 if none is pending
+ * @sent: bytes of them already queued on the socket
+ * @nfpdu: FPDUs at @buf
  * @mo: payload bytes of the current message already framed
  * @msn: MSN of the next SEND on queue 0 (the first is 1)
  * @rreq_msn: MSN of the next RDMA Read Request on queue 1 (the first is 1)
  * @mulpdu: longest ULPDU (DDP header and payload) of an FPDU
- * @last: the FPDU at @buf ends its message
+ * @last: the last FPDU at @buf ends its message
  * @term: the FPDU at @buf is a TERMINATE
  * @wqe: the send work request being framed, or NULL
  * @rresp: a Read Response (the oldest of @irq) is being framed
@@ -118,6 +121,7 @@ struct softiw_tx {
 	u8 *buf;
 	u32 len;
 	u32 sent;
+	u32 nfpdu;
 	u32 mo;
 	u32 msn;
 	u32 rreq_msn;
@@ -168,6 +172,11 @@ enum softiw_rx_stage {
  * @cause: what our TERMINATE reports, once a protocol error was found
  * @hdr_ok: @hdr holds a whole header (the TERMINATE may copy it)
  * @fpdus: FPDUs received whole, CRC checked
+ * @feed: while tcp_read_sock() offers an skb: that skb
+ * @feed_off: the offset of its next byte not taken
+ * @feed_len: bytes of it offered and not taken yet
+ * @budget: what is left of the budget of the current step
+ * @ret: how the current step's read of the socket stopped
  */
 struct softiw_rx {
 	enum softiw_rx_stage stage;
@@ -189,6 +198,11 @@ struct softiw_rx {
 	struct kiwi_softiw_term_cause cause;
 	bool hdr_ok;
 	u32 fpdus;
+	const struct sk_buff *feed;
+	u32 feed_off;
+	u32 feed_len;
+	u32 budget;
+	int ret;
 };
 
 /*

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_softiw receive path: the byte stream of an established connection
- * parsed into FPDUs, however TCP cuts it. Untagged SEND segments are
- * placed straight from the socket into the oldest posted RECV at their
+ * parsed into FPDUs, however TCP cuts it, from the socket's skbs as
+ * tcp_read_sock() offers them. Untagged SEND segments are placed
+ * straight from the skbs into the oldest posted RECV at their
  * message offset; a RECV completes with the message's length when its
  * last segment is in and its CRC (when negotiated) checked. Tagged RDMA
  * WRITE segments are placed into the MR their STag names, at their
@@ -18,12 +19,15 @@
  * out, a bad CRC, version or opcode all stop the receiver with the cause
  * for a TERMINATE (RFC 5040 section 7, RFC 5041 section 7).
  *
- * Runs in the endpoint's work under its mutex.
+ * Runs in the endpoint's work under its mutex, the socket locked.
  */
 #include <asm/unaligned.h>
 #include <linux/crc32.h>
 #include <linux/net.h>
+#include <linux/skbuff.h>
 #include <linux/uio.h>
+#include <net/sock.h>
+#include <net/tcp.h>
 
 #include "cm.h"
 
@@ -112,17 +116,31 @@ u8 softiw_rdmap_access_ecode(int err)
 	}
 }
 
-/* Receive into @vec; 0 at the end of the stream becomes -ENOTCONN. */
+/*
+ * Take up to @len bytes of the skb tcp_read_sock() offers into @vec (of
+ * @nvec entries, at least @len bytes). Return: the bytes taken, or
+ * -EAGAIN once the skb is used up.
+ */
 static int softiw_rx_recv(struct softiw_cep *cep, struct kvec *vec,
 			  size_t nvec, size_t len)
 {
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct softiw_rx *rx = &cep->rx;
+	u32 n = min_t(size_t, len, rx->feed_len), done = 0, part;
 	int ret;
 
-	ret = kernel_recvmsg(cep->sock, &msg, vec, nvec, len, MSG_DONTWAIT);
-	if (!ret)
-		return -ENOTCONN;
-	return ret;
+	if (!n)
+		return -EAGAIN;
+	for (; done < n && nvec; vec++, nvec--) {
+		part = min_t(size_t, n - done, vec->iov_len);
+		ret = skb_copy_bits(rx->feed, rx->feed_off + done,
+				    vec->iov_base, part);
+		if (ret)
+			return ret;
+		done += part;
+	}
+	rx->feed_off += done;
+	rx->feed_len -= done;
+	return done;
 }
 
 static int softiw_rx_recv_buf(struct softiw_cep *cep, void *buf, size_t len)
@@ -632,6 +650,52 @@ static int softiw_rx_eof(const struct softiw_rx *rx)
 	return -ECONNRESET;
 }
 
+/*
+ * tcp_read_sock()'s actor: parse what the socket holds from @skb, at
+ * @off, @len bytes, until they are used up (rx->ret stays -EAGAIN), the
+ * budget is (0) or an error stops the receiver. Return: the bytes taken.
+ */
+static int softiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			   unsigned int off, size_t len)
+{
+	struct softiw_cep *cep = desc->arg.data;
+	struct softiw_rx *rx = &cep->rx;
+	int ret = 0;
+
+	/* tcp_read_sock() offers the rest of a part-used skb again */
+	if (!desc->count)
+		return 0;
+	rx->feed = skb;
+	rx->feed_off = off;
+	rx->feed_len = min_t(size_t, len, U32_MAX);
+	while (rx->budget) {
+		ret = softiw_rx_advance(cep, &rx->budget);
+		if (ret)
+			break;
+	}
+	rx->feed = NULL;
+	if (ret != -EAGAIN) {
+		rx->ret = ret;
+		desc->count = 0;
+	}
+	return len - rx->feed_len;
+}
+
+/* After the socket was read: the socket's error, or the end of stream. */
+static int softiw_rx_drained(struct softiw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+	int err = READ_ONCE(sk->sk_err);
+
+	if (err)
+		return -err;
+	/* data that came after the read keeps the FIN behind it */
+	if ((READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) &&
+	    skb_queue_empty_lockless(&sk->sk_receive_queue))
+		return softiw_rx_eof(&cep->rx);
+	return SOFTIW_DP_IDLE;
+}
+
 /**
  * softiw_rx_step() - take in what the peer sent, as far as it has arrived
  * @cep: the established endpoint
@@ -646,19 +710,20 @@ static int softiw_rx_eof(const struct softiw_rx *rx)
  */
 int softiw_rx_step(struct softiw_cep *cep)
 {
-	u32 budget = SOFTIW_RX_BUDGET;
-	int ret;
+	read_descriptor_t desc = { .arg.data = cep, .count = 1 };
+	struct softiw_rx *rx = &cep->rx;
+	struct sock *sk = cep->sock->sk;
 
 	lockdep_assert_held(&cep->lock);
-	while (budget) {
-		ret = softiw_rx_advance(cep, &budget);
-		if (ret == -EAGAIN)
-			return SOFTIW_DP_IDLE;
-		if (ret == -ENOTCONN)
-			return softiw_rx_eof(&cep->rx);
-		if (ret)
-			return ret;
-	}
+	rx->budget = SOFTIW_RX_BUDGET;
+	rx->ret = -EAGAIN;
+	lock_sock(sk);
+	tcp_read_sock(sk, &desc, softiw_rx_actor);
+	release_sock(sk);
+	if (rx->ret == -EAGAIN)
+		return softiw_rx_drained(cep);
+	if (rx->ret)
+		return rx->ret;
 	WRITE_ONCE(cep->qp->rx_busy, cep->qp->rx_busy + 1);
 	return SOFTIW_DP_BUSY;
 }

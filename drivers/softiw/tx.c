@@ -6,7 +6,8 @@
  * peer's STag; RDMA READs a Read Request on queue 1; the peer's Read
  * Requests tagged Read Responses. Each is cut into FPDUs of at most
  * MULPDU bytes of ULPDU, sealed with pad and CRC, and queued on the TCP
- * socket without ever blocking. Also the TERMINATE message.
+ * socket without ever blocking, up to SOFTIW_TX_BATCH FPDUs of one
+ * message by one call. Also the TERMINATE message.
  *
  * Runs in the endpoint's work under its mutex. A full socket stops the
  * transmitter with the rest of an FPDU pending; the socket's write space
@@ -23,8 +24,12 @@
 
 #include "cm.h"
 
-/* FPDUs sent per run of the work before it lets others run. */
-#define SOFTIW_TX_BUDGET	32
+/*
+ * FPDUs of one message framed together and queued on the socket by one
+ * call, and batches sent per run of the work before it lets others run.
+ */
+#define SOFTIW_TX_BATCH		16
+#define SOFTIW_TX_BUDGET	8
 /* Shortest MULPDU used, whatever the MSS says. */
 #define SOFTIW_MULPDU_MIN	64
 
@@ -139,8 +144,9 @@ static int softiw_tx_buf(struct softiw_cep *cep)
 	struct softiw_tx *tx = &cep->tx;
 
 	if (!tx->buf)
-		tx->buf = kvmalloc(kiwi_softiw_fpdu_size(tx->mulpdu),
-				   GFP_KERNEL);
+		tx->buf = kvmalloc_array(SOFTIW_TX_BATCH,
+					 kiwi_softiw_fpdu_size(tx->mulpdu),
+					 GFP_KERNEL);
 	return tx->buf ? 0 : -ENOMEM;
 }
 
@@ -166,7 +172,7 @@ bool kiwi_softiw_qp_tx_buffered(struct ib_qp *qp)
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_tx_buffered);
 
-/* Queue the rest of the pending FPDU. Return: 0 when all of it is queued. */
+/* Queue the rest of the pending FPDUs. Return: 0 when all are queued. */
 static int softiw_tx_push(struct softiw_cep *cep)
 {
 	struct softiw_tx *tx = &cep->tx;
@@ -207,17 +213,29 @@ static void softiw_wqe_copy_out(const struct softiw_wqe *wqe, u32 off,
 	}
 }
 
-/* Seal the FPDU whose header and payload are at tx->buf. */
+/* Where the next FPDU of the batch goes. */
+static u8 *softiw_tx_slot(const struct softiw_tx *tx)
+{
+	return tx->buf + tx->len;
+}
+
+/* Seal the FPDU whose header and payload are at softiw_tx_slot(). */
 static void softiw_tx_seal(struct softiw_cep *cep, bool last)
 {
 	struct softiw_tx *tx = &cep->tx;
 
-	tx->len = kiwi_softiw_fpdu_seal(tx->buf,
-					kiwi_softiw_fpdu_size(tx->mulpdu),
-					cep->crc);
-	tx->sent = 0;
+	tx->len += kiwi_softiw_fpdu_seal(softiw_tx_slot(tx),
+					 kiwi_softiw_fpdu_size(tx->mulpdu),
+					 cep->crc);
+	tx->nfpdu++;
 	tx->last = last;
 	tx->term = false;
+}
+
+/* Another segment of the current message fits the batch. */
+static bool softiw_tx_more(const struct softiw_tx *tx)
+{
+	return !tx->last && tx->nfpdu < SOFTIW_TX_BATCH;
 }
 
 /* Payload bytes of the next segment of a message of @len bytes. */
@@ -240,8 +258,8 @@ static u8 softiw_tx_send_opcode(const struct softiw_wqe *wqe)
  * The next segment of a SEND: untagged, queue 0; with Invalidate, every
  * segment names the STag to invalidate.
  */
-static void softiw_tx_frame_send(struct softiw_cep *cep,
-				 const struct softiw_wqe *wqe)
+static void softiw_tx_seg_send(struct softiw_cep *cep,
+			       const struct softiw_wqe *wqe)
 {
 	struct softiw_tx *tx = &cep->tx;
 	u32 n = softiw_tx_room(tx, wqe->len, SOFTIW_UNTAGGED_HLEN);
@@ -255,16 +273,17 @@ static void softiw_tx_frame_send(struct softiw_cep *cep,
 		.mo = tx->mo,
 	};
 	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
-	int hlen = kiwi_softiw_fpdu_put_hdr(&h, tx->buf, size);
+	u8 *slot = softiw_tx_slot(tx);
+	int hlen = kiwi_softiw_fpdu_put_hdr(&h, slot, size);
 
-	softiw_wqe_copy_out(wqe, tx->mo, tx->buf + hlen, n);
+	softiw_wqe_copy_out(wqe, tx->mo, slot + hlen, n);
 	tx->mo += n;
 	softiw_tx_seal(cep, h.last);
 }
 
 /* The next segment of an RDMA WRITE: tagged, to the peer's STag. */
-static void softiw_tx_frame_write(struct softiw_cep *cep,
-				  const struct softiw_wqe *wqe)
+static void softiw_tx_seg_write(struct softiw_cep *cep,
+				const struct softiw_wqe *wqe)
 {
 	struct softiw_tx *tx = &cep->tx;
 	u32 n = softiw_tx_room(tx, wqe->len, SOFTIW_TAGGED_HLEN);
@@ -277,11 +296,24 @@ static void softiw_tx_frame_write(struct softiw_cep *cep,
 		.to = wqe->remote_addr + tx->mo,
 	};
 	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
-	int hlen = kiwi_softiw_fpdu_put_hdr(&h, tx->buf, size);
+	u8 *slot = softiw_tx_slot(tx);
+	int hlen = kiwi_softiw_fpdu_put_hdr(&h, slot, size);
 
-	softiw_wqe_copy_out(wqe, tx->mo, tx->buf + hlen, n);
+	softiw_wqe_copy_out(wqe, tx->mo, slot + hlen, n);
 	tx->mo += n;
 	softiw_tx_seal(cep, h.last);
+}
+
+/* The next segments of a SEND or RDMA WRITE, as many as the batch holds. */
+static void softiw_tx_frame_data(struct softiw_cep *cep,
+				 const struct softiw_wqe *wqe)
+{
+	do {
+		if (wqe->opcode == IB_WR_RDMA_WRITE)
+			softiw_tx_seg_write(cep, wqe);
+		else
+			softiw_tx_seg_send(cep, wqe);
+	} while (softiw_tx_more(&cep->tx));
 }
 
 /* The DDP header of an RDMA Read Request: untagged, queue 1, one segment. */
@@ -321,9 +353,10 @@ static void softiw_tx_frame_read(struct softiw_cep *cep,
 		.len = wqe->len,
 	};
 	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
-	int hlen = kiwi_softiw_fpdu_put_hdr(&h, tx->buf, size);
+	u8 *slot = softiw_tx_slot(tx);
+	int hlen = kiwi_softiw_fpdu_put_hdr(&h, slot, size);
 
-	softiw_read_req_body((void *)(tx->buf + hlen), &r);
+	softiw_read_req_body((void *)(slot + hlen), &r);
 	softiw_tx_seal(cep, true);
 }
 
@@ -357,7 +390,7 @@ static int softiw_tx_refuse(struct softiw_cep *cep,
  * requester's sink. The source is validated again for every segment:
  * the ULP may have deregistered it since the request arrived.
  */
-static int softiw_tx_frame_rresp(struct softiw_cep *cep)
+static int softiw_tx_seg_rresp(struct softiw_cep *cep)
 {
 	struct softiw_tx *tx = &cep->tx;
 	const struct softiw_rresp *r = &tx->irq[tx->irq_head];
@@ -371,7 +404,8 @@ static int softiw_tx_frame_rresp(struct softiw_cep *cep)
 		.to = r->sink_to + tx->mo,
 	};
 	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
-	int hlen = kiwi_softiw_fpdu_put_hdr(&h, tx->buf, size);
+	u8 *slot = softiw_tx_slot(tx);
+	int hlen = kiwi_softiw_fpdu_put_hdr(&h, slot, size);
 	struct softiw_mr *smr;
 	u64 off;
 
@@ -379,14 +413,32 @@ static int softiw_tx_frame_rresp(struct softiw_cep *cep)
 		smr = softiw_mr_get_remote(cep->qp->qp.pd, r->src_stag,
 					   r->src_to + tx->mo, n,
 					   IB_ACCESS_REMOTE_READ, &off);
+		/* the batch so far goes first; the next one reports it */
+		if (IS_ERR(smr) && tx->nfpdu)
+			return -EAGAIN;
 		if (IS_ERR(smr))
 			return softiw_tx_refuse(cep, r, PTR_ERR(smr));
-		softiw_mr_copy_from(smr, off, tx->buf + hlen, n);
+		softiw_mr_copy_from(smr, off, slot + hlen, n);
 		softiw_mr_put(smr);
 	}
 	tx->mo += n;
 	softiw_tx_seal(cep, h.last);
 	return 0;
+}
+
+/*
+ * The next segments of the oldest Read Response, as many as the batch
+ * holds. A source found gone after the first segment ends the batch
+ * there: the segments before it go, the next batch reports it.
+ */
+static int softiw_tx_frame_rresp(struct softiw_cep *cep)
+{
+	int ret;
+
+	do {
+		ret = softiw_tx_seg_rresp(cep);
+	} while (!ret && softiw_tx_more(&cep->tx));
+	return ret == -EAGAIN ? 0 : ret;
 }
 
 /*
@@ -499,17 +551,10 @@ static int softiw_tx_frame(struct softiw_cep *cep)
 		return softiw_tx_local_inv(cep);
 	if (tx->wqe->opcode == IB_WR_REG_MR)
 		return softiw_tx_fast_reg(cep);
-	switch (tx->wqe->opcode) {
-	case IB_WR_RDMA_WRITE:
-		softiw_tx_frame_write(cep, tx->wqe);
-		break;
-	case IB_WR_RDMA_READ:
+	if (tx->wqe->opcode == IB_WR_RDMA_READ)
 		softiw_tx_frame_read(cep, tx->wqe);
-		break;
-	default:
-		softiw_tx_frame_send(cep, tx->wqe);
-		break;
-	}
+	else
+		softiw_tx_frame_data(cep, tx->wqe);
 	return 0;
 }
 
@@ -522,9 +567,11 @@ static int softiw_tx_done(struct softiw_cep *cep)
 	int ret;
 
 	tx->len = 0;
+	tx->sent = 0;
 	if (tx->term)
 		return 0;
-	WRITE_ONCE(sqp->tx_fpdus, sqp->tx_fpdus + 1);
+	WRITE_ONCE(sqp->tx_fpdus, sqp->tx_fpdus + tx->nfpdu);
+	tx->nfpdu = 0;
 	if (!tx->last)
 		return 0;
 	tx->mo = 0;
@@ -649,6 +696,8 @@ static void softiw_tx_frame_term(struct softiw_cep *cep)
 		rdmap = 0;
 	}
 	ctrl = softiw_term_ctrl(&rx->cause, hdrs);
+	cep->tx.len = 0;
+	cep->tx.nfpdu = 0;
 	p = cep->tx.buf + kiwi_softiw_fpdu_put_hdr(&h, cep->tx.buf, size);
 	memcpy(p, &ctrl, sizeof(ctrl));
 	p += sizeof(ctrl);
