@@ -11,13 +11,16 @@
  *   ping STACK PORT                 64-byte ping-pong for dp_ms ms
  *
  * A transfer opens its own connection from the initial namespace and
- * closes it after; the result is a JSON object with the bytes and time,
- * and for a ping the median and 99th percentile round trip.
+ * closes it after (one that fails before any byte moved is tried again,
+ * three tries in all); the result is a JSON object with the bytes and
+ * time, for a ping the median and 99th percentile round trip, and the
+ * tries.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sort.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
@@ -27,6 +30,7 @@
 #include "dp.h"
 
 #define DP_MAX_LAT	200000
+#define DP_TRIES	3
 
 static unsigned int dp_ms = 3000;
 module_param(dp_ms, uint, 0644);
@@ -147,6 +151,7 @@ static int dp_transfer(struct kiwi_bench_dp *dp, int op, u16 port, u32 size,
 	};
 	struct kiwi_bench_dp_result r = {};
 	struct sockaddr_storage ss;
+	u32 tries = 0;
 	u64 p50, p99;
 	int ret;
 
@@ -163,13 +168,25 @@ static int dp_transfer(struct kiwi_bench_dp *dp, int op, u16 port, u32 size,
 	    p.depth > KIWI_BENCH_DP_MAX_DEPTH)
 		goto out_free_lat;
 	ret = kiwi_bench_addr(port, &ss);
-	if (!ret)
+	/*
+	 * A connection that fails before any byte moved is opened again:
+	 * what is measured is the data path (Linux's stack fails some
+	 * connects to a port it served just before).
+	 */
+	while (!ret && tries < DP_TRIES) {
+		tries++;
 		ret = dp->run(&init_net, &ss, &p, &r);
+		if (!ret || r.ops)
+			break;
+		memset(&r, 0, offsetof(struct kiwi_bench_dp_result, lat));
+		if (tries < DP_TRIES)
+			ret = 0;
+	}
 	dp_pcts(&r, &p50, &p99);
 	snprintf(result, len,
-		 "{\"cmd\":\"%s\",\"stack\":\"%s\",\"size\":%u,\"depth\":%u,\"err\":%d,\"bytes\":%llu,\"ops\":%llu,\"ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"pings\":%u}",
+		 "{\"cmd\":\"%s\",\"stack\":\"%s\",\"size\":%u,\"depth\":%u,\"err\":%d,\"bytes\":%llu,\"ops\":%llu,\"ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"pings\":%u,\"tries\":%u}",
 		 dp_op_names[op], dp->name, p.size, p.depth, ret, r.bytes,
-		 r.ops, r.ns, p50, p99, r.nlat);
+		 r.ops, r.ns, p50, p99, r.nlat, tries);
 out_free_lat:
 	vfree(r.lat);
 	return ret;
