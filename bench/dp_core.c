@@ -8,6 +8,7 @@
  *   send|write|read STACK PORT SIZE DEPTH
  *                                   one transfer of dp_ms milliseconds:
  *                                   messages of SIZE bytes, DEPTH in flight
+ *                                   on each of dp_conns connections
  *   ping STACK PORT                 64-byte ping-pong for dp_ms ms
  *
  * A transfer opens its own connection from the initial namespace and
@@ -16,6 +17,8 @@
  * time, for a ping the median and 99th percentile round trip, and the
  * tries.
  */
+#include <linux/completion.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -31,10 +34,15 @@
 
 #define DP_MAX_LAT	200000
 #define DP_TRIES	3
+#define DP_MAX_CONNS	16
 
 static unsigned int dp_ms = 3000;
 module_param(dp_ms, uint, 0644);
 MODULE_PARM_DESC(dp_ms, "milliseconds a data-path transfer issues requests");
+
+static unsigned int dp_conns = 1;
+module_param(dp_conns, uint, 0644);
+MODULE_PARM_DESC(dp_conns, "connections a SEND, WRITE or READ transfer runs at once");
 
 static LIST_HEAD(dp_stacks);
 static DEFINE_MUTEX(dp_lock);	/* protects dp_stacks */
@@ -143,52 +151,127 @@ static void dp_pcts(struct kiwi_bench_dp_result *r, u64 *p50, u64 *p99)
 	*p99 = r->lat[min_t(u32, r->nlat - 1, (u64)r->nlat * 99 / 100)];
 }
 
+/**
+ * struct dp_conn_run - one connection of a transfer, in a thread of its own
+ * @dp: the stack
+ * @dst: the server
+ * @p: the transfer
+ * @r: what it measured
+ * @ret: how it ended
+ * @tries: connections opened for it
+ * @done: completed when the thread is done with it
+ */
+struct dp_conn_run {
+	struct kiwi_bench_dp *dp;
+	struct sockaddr_storage dst;
+	struct kiwi_bench_dp_params p;
+	struct kiwi_bench_dp_result r;
+	int ret;
+	u32 tries;
+	struct completion done;
+};
+
+/*
+ * Run one connection's transfer. A connection that fails before any byte
+ * moved is opened again: what is measured is the data path (Linux's
+ * stack fails some connects to a port it served just before).
+ */
+static void dp_conn_transfer(struct dp_conn_run *c)
+{
+	for (;;) {
+		c->tries++;
+		c->ret = c->dp->run(&init_net, &c->dst, &c->p, &c->r);
+		if (!c->ret || c->r.ops || c->tries == DP_TRIES)
+			return;
+		memset(&c->r, 0, offsetof(struct kiwi_bench_dp_result, lat));
+	}
+}
+
+static int dp_conn_thread(void *arg)
+{
+	struct dp_conn_run *c = arg;
+
+	dp_conn_transfer(c);
+	complete(&c->done);
+	return 0;
+}
+
+/*
+ * The connections of a transfer at once, from threads of their own (the
+ * first in the caller), their bytes added up; the time is the longest.
+ */
+static int dp_conns_transfer(struct dp_conn_run *c, u32 n)
+{
+	u32 i;
+	int ret;
+
+	for (i = 1; i < n; i++) {
+		c[i] = c[0];
+		init_completion(&c[i].done);
+		if (IS_ERR(kthread_run(dp_conn_thread, &c[i], "kiwi_dp_conn")))
+			complete(&c[i].done);
+	}
+	dp_conn_transfer(&c[0]);
+	ret = c[0].ret;
+	for (i = 1; i < n; i++) {
+		wait_for_completion(&c[i].done);
+		c[0].r.bytes += c[i].r.bytes;
+		c[0].r.ops += c[i].r.ops;
+		c[0].r.ns = max(c[0].r.ns, c[i].r.ns);
+		c[0].tries += c[i].tries;
+		if (!ret)
+			ret = c[i].tries ? c[i].ret : -ECHILD;
+	}
+	return ret;
+}
+
 static int dp_transfer(struct kiwi_bench_dp *dp, int op, u16 port, u32 size,
 		       u32 depth, char *result, size_t len)
 {
-	struct kiwi_bench_dp_params p = {
+	u32 n = op == KIWI_BENCH_DP_PING ? 1 : dp_conns;
+	struct dp_conn_run *c;
+	struct kiwi_bench_dp_params *p;
+	struct kiwi_bench_dp_result *r;
+	u64 p50, p99;
+	int ret = -EINVAL;
+
+	if (!n || n > DP_MAX_CONNS)
+		return -EINVAL;
+	c = kcalloc(n, sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	p = &c->p;
+	r = &c->r;
+	*p = (struct kiwi_bench_dp_params) {
 		.op = op, .size = size, .depth = depth, .ms = dp_ms,
 	};
-	struct kiwi_bench_dp_result r = {};
-	struct sockaddr_storage ss;
-	u32 tries = 0;
-	u64 p50, p99;
-	int ret;
-
+	c->dp = dp;
+	init_completion(&c->done);
 	if (op == KIWI_BENCH_DP_PING) {
-		p.size = KIWI_BENCH_DP_PING_SIZE;
-		p.depth = 1;
-		r.max_lat = DP_MAX_LAT;
-		r.lat = vmalloc(array_size(r.max_lat, sizeof(u64)));
-		if (!r.lat)
-			return -ENOMEM;
+		p->size = KIWI_BENCH_DP_PING_SIZE;
+		p->depth = 1;
+		r->max_lat = DP_MAX_LAT;
+		r->lat = vmalloc(array_size(r->max_lat, sizeof(u64)));
+		if (!r->lat) {
+			ret = -ENOMEM;
+			goto out_free_c;
+		}
 	}
-	ret = -EINVAL;
-	if (!p.size || p.size > KIWI_BENCH_DP_MAX_SIZE || !p.depth ||
-	    p.depth > KIWI_BENCH_DP_MAX_DEPTH)
+	if (!p->size || p->size > KIWI_BENCH_DP_MAX_SIZE || !p->depth ||
+	    p->depth > KIWI_BENCH_DP_MAX_DEPTH)
 		goto out_free_lat;
-	ret = kiwi_bench_addr(port, &ss);
-	/*
-	 * A connection that fails before any byte moved is opened again:
-	 * what is measured is the data path (Linux's stack fails some
-	 * connects to a port it served just before).
-	 */
-	while (!ret && tries < DP_TRIES) {
-		tries++;
-		ret = dp->run(&init_net, &ss, &p, &r);
-		if (!ret || r.ops)
-			break;
-		memset(&r, 0, offsetof(struct kiwi_bench_dp_result, lat));
-		if (tries < DP_TRIES)
-			ret = 0;
-	}
-	dp_pcts(&r, &p50, &p99);
+	ret = kiwi_bench_addr(port, &c->dst);
+	if (!ret)
+		ret = dp_conns_transfer(c, n);
+	dp_pcts(r, &p50, &p99);
 	snprintf(result, len,
-		 "{\"cmd\":\"%s\",\"stack\":\"%s\",\"size\":%u,\"depth\":%u,\"err\":%d,\"bytes\":%llu,\"ops\":%llu,\"ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"pings\":%u,\"tries\":%u}",
-		 dp_op_names[op], dp->name, p.size, p.depth, ret, r.bytes,
-		 r.ops, r.ns, p50, p99, r.nlat, tries);
+		 "{\"cmd\":\"%s\",\"stack\":\"%s\",\"size\":%u,\"depth\":%u,\"conns\":%u,\"err\":%d,\"bytes\":%llu,\"ops\":%llu,\"ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"pings\":%u,\"tries\":%u}",
+		 dp_op_names[op], dp->name, p->size, p->depth, n, ret,
+		 r->bytes, r->ops, r->ns, p50, p99, r->nlat, c->tries);
 out_free_lat:
-	vfree(r.lat);
+	vfree(r->lat);
+out_free_c:
+	kfree(c);
 	return ret;
 }
 

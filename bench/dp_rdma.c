@@ -376,9 +376,12 @@ static int dp_server_post_recvs(struct dp_conn *dc, u32 n)
 static int dp_server_request(struct rdma_cm_id *id,
 			     const struct rdma_cm_event *ev)
 {
+	/* The event's depths are this end's already: the client's ORD is
+	 * the responder resources it asks of us.
+	 */
 	struct rdma_conn_param param = {
-		.responder_resources = ev->param.conn.initiator_depth,
-		.initiator_depth = ev->param.conn.responder_resources,
+		.responder_resources = ev->param.conn.responder_resources,
+		.initiator_depth = ev->param.conn.initiator_depth,
 	};
 	u32 recvs = DP_PING_RECVS;
 	struct dp_conn *dc;

@@ -32,7 +32,9 @@
 #                            (default 3000)
 #      KIWI_BENCH_DP_SIZES   message sizes of the data-path transfers
 #                            (default "4096 65536 1048576")
-#      KIWI_BENCH_DP_DEPTH   requests in flight (default 16)
+#      KIWI_BENCH_DP_DEPTH   requests in flight per connection (default 16)
+#      KIWI_BENCH_DP_CONNS   connections a transfer runs at once, each
+#                            count in turn (default "1 4")
 #      KIWI_BENCH_TIMEOUT    seconds the VM may run (default 3600)
 #      KIWI_BENCH_PROFILE    1: the profiling kernel, tests/bench.config plus
 #                            tests/profile.config (flavour "profile"), in
@@ -110,6 +112,7 @@ BENCH_DATAPATH=${KIWI_BENCH_DATAPATH:-1}
 BENCH_DP_MS=${KIWI_BENCH_DP_MS:-3000}
 BENCH_DP_SIZES="${KIWI_BENCH_DP_SIZES:-4096 65536 1048576}"
 BENCH_DP_DEPTH=${KIWI_BENCH_DP_DEPTH:-16}
+BENCH_DP_CONNS="${KIWI_BENCH_DP_CONNS:-1 4}"
 CONF
 if [ -n "${KIWI_BENCH_SCRIPT:-}" ]; then
 	install -m 0644 "$KIWI_BENCH_SCRIPT" "$root/etc/kiwi-bench.script"

@@ -586,15 +586,29 @@ def dp_value(rec, what):
 
 def datapath_rows(runs):
     """The data-path scenario's rows: one per operation, size and measure,
-    with a value per stack."""
+    with a value per stack; "OP xN" for N connections at once. Transfers
+    after a stack's "datapath-crc"
+    phase ran with MPA CRC on: their rows are "OP+crc", set against the
+    baseline's row of the same operation and size."""
     recs = {}
     for stack in STACKS:
+        crc = False
         for rec in runs.get(stack, []):
-            if rec.get("cmd") in DP_OPS + ("ping",):
-                recs[(rec["cmd"], rec["size"], stack)] = rec
+            if rec.get("cmd") == "phase":
+                crc = rec.get("name") == "datapath-crc"
+            elif rec.get("cmd") in DP_OPS + ("ping",):
+                conns = rec.get("conns", 1)
+                op = (rec["cmd"] + (f" x{conns}" if conns > 1 else "") +
+                      ("+crc" if crc else ""))
+                recs[(op, rec["size"], stack)] = rec
+
+    def order(key):
+        op, size = key
+        base = op.split(" ")[0].split("+")[0]
+        conns = int(op.split(" x")[1].split("+")[0]) if " x" in op else 1
+        return ((DP_OPS + ("ping",)).index(base), conns, "+crc" in op, size)
     rows = []
-    keys = sorted({(op, size) for op, size, _ in recs},
-                  key=lambda k: ((DP_OPS + ("ping",)).index(k[0]), k[1]))
+    keys = sorted({(op, size) for op, size, _ in recs}, key=order)
     for op, size in keys:
         measures = ([("p50_ns", "us p50"), ("p99_ns", "us p99")]
                     if op == "ping" else
@@ -603,6 +617,8 @@ def datapath_rows(runs):
             row = {"test": op, "size": size, "unit": unit}
             for stack in STACKS:
                 rec = recs.get((op, size, stack))
+                if rec is None and stack == "tcp" and "+crc" in op:
+                    rec = recs.get((op.split("+")[0], size, stack))
                 row[stack] = dp_value(rec, what) if rec else None
             rows.append(row)
     return rows
@@ -618,14 +634,14 @@ def datapath_report(rows):
     if not rows:
         return
     print()
-    print("data path (one connection, each transfer on its own):")
-    print(f"  {'test':<6} {'size':>8} {'unit':<14} {'tcp':>9} {'kiwi':>9} "
+    print("data path (each transfer on connections of its own):")
+    print(f"  {'test':<9} {'size':>8} {'unit':<14} {'tcp':>9} {'kiwi':>9} "
           f"{'linux':>9} {'kiwi/tcp':>9} {'kiwi/linux':>10}")
     for r in rows:
         vals = [r[s] for s in STACKS]
         cells = " ".join(f"{v:>9.2f}" if v is not None else f"{'-':>9}"
                          for v in vals)
-        print(f"  {r['test']:<6} {r['size']:>8} {r['unit']:<14} {cells} "
+        print(f"  {r['test']:<9} {r['size']:>8} {r['unit']:<14} {cells} "
               f"{dp_ratio(r['kiwi'], r['tcp']):>9} "
               f"{dp_ratio(r['kiwi'], r['linux']):>10}")
 

@@ -72,6 +72,9 @@ class Report(unittest.TestCase):
                  dp("write", "linux", 4096, 0, 0, err=-5),
                  dp("ping", "kiwi", 64, 64, 10**6, p50_ns=30000,
                     p99_ns=90000),
+                 dp("send", "kiwi", 4096, 4 * 10**9, 10**9, conns=4),
+                 "KIWI-PHASE kiwi datapath-crc",
+                 dp("write", "kiwi", 4096, 5 * 10**8, 10**9),
                  "KIWI-DONE"]
         # QEMU used 4 s of CPU for TCP's 2 GB, 1 s for kiwi's 1 GB
         cpu = {1: (0, 0), 2: (4 * 10**9, 0), 3: (0, 0), 4: (10**9, 0)}
@@ -87,6 +90,12 @@ class Report(unittest.TestCase):
         self.assertEqual(rows[("ping", "us p50")]["kiwi"], 30.0)
         self.assertEqual(rows[("ping", "us p99")]["kiwi"], 90.0)
         self.assertIsNone(rows[("ping", "us p50")]["tcp"])
+        self.assertEqual(rows[("send x4", "MB/s")]["kiwi"], 4000.0)
+        self.assertIsNone(rows[("send x4", "MB/s")]["tcp"])
+        # with CRC on: kiwi's own row, against the baseline's plain one
+        crc = rows[("write+crc", "MB/s")]
+        self.assertEqual((crc["kiwi"], crc["tcp"], crc["linux"]),
+                         (500.0, 2000.0, None))
 
     def test_instruction_ratios_are_taken_round_by_round(self):
         recs = {s: [] for s in ("tcp", "kiwi")}
