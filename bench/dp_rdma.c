@@ -159,13 +159,18 @@ static dma_addr_t dp_buf_dma(const struct dp_conn *dc, u32 off)
 	return sg_dma_address(&dc->sg) + off;
 }
 
-/* Free what dp_res_create() made; the QP first, then what it used. */
+/*
+ * Free what dp_res_create() made; the QP first, drained, so that no
+ * handler runs on it (and posts again) any more, then what it used.
+ */
 static void dp_res_destroy(struct dp_conn *dc)
 {
 	struct ib_device *dev = dc->id->device;
 
-	if (dc->has_qp)
+	if (dc->has_qp) {
+		ib_drain_qp(dc->id->qp);
 		rdma_destroy_qp(dc->id);
+	}
 	dc->has_qp = false;
 	if (dc->mr)
 		ib_dereg_mr(dc->mr);

@@ -18,6 +18,7 @@ import re
 import sys
 
 STACKS = ("tcp", "kiwi", "linux")
+DP_OPS = ("send", "write", "read")
 # The baseline with an rdma_cm stack's client steps and no iWARP
 # connection (bench/rdma.c), at concurrency 16.
 FLOORS = ("kiwi-floor", "linux-floor")
@@ -69,10 +70,13 @@ def parse(lines, cpu, insns=None):
                     f"{' c=%d' % rec['conc'] if 'conc' in rec else ''}: "
                     f"rc={rec['rc']} failed={rec.get('failed', 0)} "
                     f"err={rec.get('err', 0)}")
-            # Linux's stack failing connections is a measurement of it;
-            # kiwi, the baseline or a floor failing one fails the run.
-            if rec["rc"] or (rec.get("failed") and
-                             rec.get("stack") != "linux"):
+            # Linux's stack failing connections or a data-path transfer
+            # is a measurement of it; kiwi, the baseline or a floor
+            # failing one fails the run.
+            linux = rec.get("stack") == "linux"
+            if linux and rec["rc"] and rec.get("cmd") in DP_OPS + ("ping",):
+                notes.append(what)
+            elif rec["rc"] or (rec.get("failed") and not linux):
                 problems.append(what)
             elif rec.get("failed"):
                 notes.append(what)
@@ -566,9 +570,6 @@ def print_lines(results, cpu, insns):
             if c is not None:
                 print(f"KIWI-PERCONN host_cpu_us={c * 1e3:.0f}" +
                       (f" insns_k={k:.1f}" if k is not None else ""))
-
-
-DP_OPS = ("send", "write", "read")
 
 
 def dp_value(rec, what):

@@ -78,7 +78,13 @@ class Report(unittest.TestCase):
                  "KIWI-DONE"]
         # QEMU used 4 s of CPU for TCP's 2 GB, 1 s for kiwi's 1 GB
         cpu = {1: (0, 0), 2: (4 * 10**9, 0), 3: (0, 0), 4: (10**9, 0)}
-        runs = bench_report.parse(lines, cpu)[0]
+        runs, _, problems, notes = bench_report.parse(lines, cpu)
+        # Linux's failed transfer is a note; kiwi's would fail the run
+        self.assertEqual(len(notes), 1)
+        self.assertEqual(problems, [])
+        bad = lines[:-1] + [dp("read", "kiwi", 4096, 0, 0, err=-5),
+                            "KIWI-DONE"]
+        self.assertEqual(len(bench_report.parse(bad, cpu)[2]), 1)
         rows = {(r["test"], r["unit"]): r
                 for r in bench_report.datapath_rows(runs)}
         bw = rows[("write", "MB/s")]
