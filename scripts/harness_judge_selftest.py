@@ -3,9 +3,10 @@
 """Self-test of the VM harness's console judge (scripts/kiwi_vm.py).
 
 Made-up consoles with known answers: a declared splat is held to its suite
-and its exact count; kmemleak turning itself off fails every VM; a tolerated report of Linux's siw stays tolerated when
-kiwi's test module only drives Linux's stack, and is not when the report's
-own backtrace runs through kiwi's modules. Runs in make check's static
+and its exact count, as is a leak report of kiwi's; kmemleak turning
+itself off fails every VM; a tolerated report of Linux's siw stays
+tolerated when kiwi's test module only drives Linux's stack, and is not
+when the report's own backtrace runs through kiwi's modules. Runs in make check's static
 stage; make harness-selftest proves the same rules on real VMs.
 """
 
@@ -105,6 +106,21 @@ class Judge(unittest.TestCase):
         got = self.lockdep(" softiw_cep_work+0x1/0x2 [kiwi_softiw]")
         self.assertEqual(len(got), 1)
         self.assertIn("SOFTIRQ-unsafe lock order", got[0])
+
+    LEAK = ["KIWI-BEGIN kiwi_harness_warn",
+            "    # Subtest: kiwi_harness_warn",
+            "kiwi_iwcm: mock1: leaked qp 2 (x) not destroyed",
+            "    ok 1 harness_warn", "KIWI-END kiwi_harness_warn rc=0"]
+
+    def test_undeclared_leak_report_fails(self):
+        got = self.scan(ts(self.LEAK))
+        self.assertEqual(len(got), 1)
+        self.assertIn("leak reported during kiwi_harness_warn", got[0])
+
+    def test_declared_leak_report_passes(self):
+        got = self.scan(ts(self.LEAK),
+                        [("kiwi_harness_warn", 1, "leaked qp")])
+        self.assertEqual(got, [])
 
     def test_kmemleak_off_fails_the_run(self):
         got = self.scan(ts(["kmemleak: Kernel memory leak detector "

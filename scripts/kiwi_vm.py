@@ -35,6 +35,10 @@ SPLAT_OPEN = re.compile(
     r"stack-protector|double fault|Unable to handle)")
 SPLAT_CLOSE = re.compile(r"(---\[ end |^=+$)")
 CALL_TRACE = re.compile(r"Call Trace:")
+# kiwi's own reports of objects left behind (a device unregistered, a
+# module unloaded with ids, QPs or endpoints alive): one line each, judged
+# as splats are; a test that makes one on purpose declares it.
+KIWI_LEAK = re.compile(r"kiwi_(iwcm|rdmacm|softiw): .*\bleaked\b")
 # kmemleak stops for good on an internal error (its pool full, say).
 KMEMLEAK_OFF = re.compile(r"kmemleak: Kernel memory leak detector disabled")
 # A tolerated splat of code that is not kiwi's must not involve kiwi: a
@@ -392,6 +396,17 @@ def scan_console(lines, expected, ran, suites=()):
         m = SUBTEST.search(line)
         if m and m.group(1) in suites:
             suite = m.group(1)
+        if KIWI_LEAK.search(line) and not block:
+            declared = next((i for i, (mod, sname, _, regex)
+                             in enumerate(required)
+                             if mod == window and sname == suite and
+                             regex.search(line)), None)
+            if declared is None:
+                problems.append(f"leak reported during {window}: "
+                                f"{line.strip()}")
+            else:
+                hits[declared] += 1
+            continue
         if SPLAT_OPEN.search(line):
             if block:
                 close_block()
