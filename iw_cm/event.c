@@ -336,9 +336,9 @@ void kiwi_event_violation(struct kiwi_cm_priv *priv,
 	if (READ_ONCE(priv->flags) & KIWI_CM_F_ORPHAN)
 		return;		/* the provider that broke it is gone */
 	kiwi_device_count(dev, KIWI_DEV_CNT_VIOLATIONS);
-	if (READ_ONCE(dev->warned))
+	/* two violations at once on one device still WARN once */
+	if (atomic_xchg(&dev->warned, 1))
 		return;
-	WRITE_ONCE(dev->warned, true);
 	WARN(1, "kiwi_iwcm: %s: protocol violation: %s %s in state %s\n",
 	     dev->name, why, kiwi_cm_event_name(event),
 	     kiwi_cm_state_name(READ_ONCE(priv->state)));

@@ -266,6 +266,7 @@ enum kiwi_device_counter {
  * @mrs: core only: live MRs
  * @dying: core only: unregistration has started
  * @warned: core only: a protocol violation was already WARNed about
+ *	(set once, by the first to see it 0)
  * @counters: core only: see enum kiwi_device_counter
  * @debugfs: core only: the device's debugfs directory
  * @res_next: core only: the next &rdma_restrack_entry.id of each type
@@ -305,7 +306,7 @@ struct ib_device {
 	struct list_head cqs;
 	struct list_head mrs;
 	bool dying;
-	bool warned;
+	atomic_t warned;
 	atomic_long_t counters[KIWI_DEV_NR_COUNTERS];
 	struct dentry *debugfs;
 	u32 res_next[RDMA_RESTRACK_MAX];	/* lock */
