@@ -587,27 +587,33 @@ def dp_value(rec, what):
 
 def datapath_rows(runs):
     """The data-path scenario's rows: one per operation, size and measure,
-    with a value per stack; "OP xN" for N connections at once. Transfers
-    after a stack's "datapath-crc"
+    with a value per stack; "OP xN" for N connections at once, "OP@MTU"
+    after a stack's "datapath-mtuMTU" phase. Transfers after a stack's
+    "datapath-crc"
     phase ran with MPA CRC on: their rows are "OP+crc", set against the
     baseline's row of the same operation and size."""
     recs = {}
     for stack in STACKS:
-        crc = False
+        tag = ""
         for rec in runs.get(stack, []):
             if rec.get("cmd") == "phase":
-                crc = rec.get("name") == "datapath-crc"
+                name = rec.get("name", "")
+                tag = ("+crc" if name == "datapath-crc" else
+                       "@" + name[len("datapath-mtu"):]
+                       if name.startswith("datapath-mtu") else "")
             elif rec.get("cmd") in DP_OPS + ("ping",):
                 conns = rec.get("conns", 1)
                 op = (rec["cmd"] + (f" x{conns}" if conns > 1 else "") +
-                      ("+crc" if crc else ""))
+                      tag)
                 recs[(op, rec["size"], stack)] = rec
 
     def order(key):
         op, size = key
-        base = op.split(" ")[0].split("+")[0]
-        conns = int(op.split(" x")[1].split("+")[0]) if " x" in op else 1
-        return ((DP_OPS + ("ping",)).index(base), conns, "+crc" in op, size)
+        base = re.split(r"[ +@]", op)[0]
+        conns = int(re.search(r" x(\d+)", op).group(1)) if " x" in op else 1
+        mtu = int(op.split("@")[1]) if "@" in op else 0
+        return ((DP_OPS + ("ping",)).index(base), conns, mtu, "+crc" in op,
+                size)
     rows = []
     keys = sorted({(op, size) for op, size, _ in recs}, key=order)
     for op, size in keys:
@@ -636,13 +642,13 @@ def datapath_report(rows):
         return
     print()
     print("data path (each transfer on connections of its own):")
-    print(f"  {'test':<9} {'size':>8} {'unit':<14} {'tcp':>9} {'kiwi':>9} "
+    print(f"  {'test':<10} {'size':>8} {'unit':<14} {'tcp':>9} {'kiwi':>9} "
           f"{'linux':>9} {'kiwi/tcp':>9} {'kiwi/linux':>10}")
     for r in rows:
         vals = [r[s] for s in STACKS]
         cells = " ".join(f"{v:>9.2f}" if v is not None else f"{'-':>9}"
                          for v in vals)
-        print(f"  {r['test']:<9} {r['size']:>8} {r['unit']:<14} {cells} "
+        print(f"  {r['test']:<10} {r['size']:>8} {r['unit']:<14} {cells} "
               f"{dp_ratio(r['kiwi'], r['tcp']):>9} "
               f"{dp_ratio(r['kiwi'], r['linux']):>10}")
 

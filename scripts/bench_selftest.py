@@ -73,6 +73,9 @@ class Report(unittest.TestCase):
                  dp("ping", "kiwi", 64, 64, 10**6, p50_ns=30000,
                     p99_ns=90000),
                  dp("send", "kiwi", 4096, 4 * 10**9, 10**9, conns=4),
+                 "KIWI-PHASE kiwi datapath-mtu9000",
+                 dp("send", "kiwi", 4096, 3 * 10**9, 10**9),
+                 "KIWI-PHASE kiwi datapath",
                  "KIWI-PHASE kiwi datapath-crc",
                  dp("write", "kiwi", 4096, 5 * 10**8, 10**9),
                  "KIWI-DONE"]
@@ -98,6 +101,8 @@ class Report(unittest.TestCase):
         self.assertIsNone(rows[("ping", "us p50")]["tcp"])
         self.assertEqual(rows[("send x4", "MB/s")]["kiwi"], 4000.0)
         self.assertIsNone(rows[("send x4", "MB/s")]["tcp"])
+        self.assertEqual(rows[("send@9000", "MB/s")]["kiwi"], 3000.0)
+        self.assertIsNone(rows[("send@9000", "MB/s")]["tcp"])
         # with CRC on: kiwi's own row, against the baseline's plain one
         crc = rows[("write+crc", "MB/s")]
         self.assertEqual((crc["kiwi"], crc["tcp"], crc["linux"]),
