@@ -11,6 +11,7 @@
  * unserve every served socket is shut down, which ends its thread.
  */
 #include <linux/kthread.h>
+#include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -44,7 +45,7 @@ struct dp_tcp_served {
 static struct socket *dp_tcp_listener;
 static struct task_struct *dp_tcp_acceptor;
 static LIST_HEAD(dp_tcp_served_list);
-static DEFINE_SPINLOCK(dp_tcp_lock);	/* protects dp_tcp_served_list */
+static DEFINE_MUTEX(dp_tcp_lock);	/* protects dp_tcp_served_list */
 static atomic_t dp_tcp_nserved = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(dp_tcp_wq);
 
@@ -104,9 +105,9 @@ static int dp_tcp_server(void *arg)
 	if (buf)
 		dp_tcp_serve_one(s->sock, buf);
 	vfree(buf);
-	spin_lock(&dp_tcp_lock);
+	mutex_lock(&dp_tcp_lock);
 	list_del(&s->node);
-	spin_unlock(&dp_tcp_lock);
+	mutex_unlock(&dp_tcp_lock);
 	sock_release(s->sock);
 	kfree(s);
 	if (atomic_dec_and_test(&dp_tcp_nserved))
@@ -127,14 +128,14 @@ static void dp_tcp_spawn(struct socket *sock)
 	s->sock = sock;
 	tcp_sock_set_nodelay(sock->sk);
 	atomic_inc(&dp_tcp_nserved);
-	spin_lock(&dp_tcp_lock);
+	mutex_lock(&dp_tcp_lock);
 	list_add_tail(&s->node, &dp_tcp_served_list);
-	spin_unlock(&dp_tcp_lock);
+	mutex_unlock(&dp_tcp_lock);
 	t = kthread_run(dp_tcp_server, s, "kiwi_dp_tcp");
 	if (IS_ERR(t)) {
-		spin_lock(&dp_tcp_lock);
+		mutex_lock(&dp_tcp_lock);
 		list_del(&s->node);
-		spin_unlock(&dp_tcp_lock);
+		mutex_unlock(&dp_tcp_lock);
 		atomic_dec(&dp_tcp_nserved);
 		sock_release(sock);
 		kfree(s);
@@ -202,10 +203,10 @@ void kiwi_bench_dp_tcp_unserve(void)
 		sock_release(dp_tcp_listener);
 		dp_tcp_listener = NULL;
 	}
-	spin_lock(&dp_tcp_lock);
+	mutex_lock(&dp_tcp_lock);
 	list_for_each_entry(s, &dp_tcp_served_list, node)
 		kernel_sock_shutdown(s->sock, SHUT_RDWR);
-	spin_unlock(&dp_tcp_lock);
+	mutex_unlock(&dp_tcp_lock);
 	wait_event(dp_tcp_wq, !atomic_read(&dp_tcp_nserved));
 }
 
