@@ -15,6 +15,7 @@
 #                          "dkms" (dkms build against Debian's headers, and
 #                          its modules loaded on Debian's stock kernel in a
 #                          VM: two cases, scripts/dkms.sh)
+#      KIWI_KIT_RUNS       the conformance kit's runs (default "loop softiw")
 #      KIWI_SKIP_STATIC=1  skip the static checks (quick iteration)
 #      KIWI_SUITE_TIMEOUT  seconds a test module may run (default 300)
 #      KIWI_BOOT_TIMEOUT   seconds a VM may take to boot (default 180)
@@ -43,7 +44,7 @@ build_ulps "$out" "$kdir" "$(bash "$top/scripts/test-kernel.sh" --source)" \
 
 # Test modules, in run order; harness self-tests only when asked for.
 mapfile -t all < <(cd "$out" && find tests -name 'kiwi_*.ko' |
-	sed 's|.*/||; s|\.ko$||' | grep -v '^kiwi_testlib$' | sort)
+	sed 's|.*/||; s|\.ko$||' | grep -v '^kiwi_testlib$\|^kiwi_loop$' | sort)
 selected=
 set -f	# SUITES holds globs for the module names, not for files here
 for m in "${all[@]}"; do
@@ -102,13 +103,16 @@ add_summary() {
 	done < <(tail -n +2 "$2")
 }
 
-# run_vm NAME OUT_DIR TIMEOUT PEER_FLAG TEST_MODULE...
+# run_vm NAME OUT_DIR TIMEOUT PEER_FLAG TEST...: a TEST is a test module,
+# or MODULE@RUN (tests/vm/init runs the module once per RUN; a run on
+# kiwi_loop brings that module along).
 run_vm() {
 	local name=$1 dir=$2 timeout=$3 peer=$4 m kos=() summary
 	shift 4
 	step "VM $name: initramfs"
 	mkdir -p "$dir"
-	for m in $kiwi_modules "$@"; do
+	for m in $kiwi_modules $(printf '%s\n' "$@" |
+		sed 's/@loop.*/ kiwi_loop/; s/@.*//' | tr ' ' '\n' | sort -u); do
 		kos+=("$(find "$out" -name "$m.ko" | head -n 1)")
 	done
 	# shellcheck disable=SC2086
@@ -137,10 +141,15 @@ run_vm() {
 	fi
 }
 
-main_tests= interop_tests=
+main_tests= interop_tests= kit_tests=
 for m in $selected; do
 	case $m in
 	kiwi_interop_test) interop_tests=$m ;;
+	kiwi_conformance)
+		for r in ${KIWI_KIT_RUNS:-loop softiw}; do
+			kit_tests="$kit_tests $m@$r"
+		done
+		;;
 	*) main_tests="$main_tests $m" ;;
 	esac
 done
@@ -148,6 +157,22 @@ vm=$build/vm
 if [ -n "$main_tests" ]; then
 	# shellcheck disable=SC2086
 	run_vm kiwi "$vm" "${KIWI_SUITE_TIMEOUT:-300}" "" $main_tests
+fi
+# The provider conformance kit, once on kiwi_loop's devices and once on
+# softiw across the veth pair (tests/vm/init, run_setup).
+if [ -n "$kit_tests" ]; then
+	kit_args=
+	for t in $kit_tests; do
+		case $t in
+		*@loop*) kit_args="$kit_args $t:dev_a=kiwi_loop0 $t:dev_b=kiwi_loop1
+			$t:addr_a=192.0.2.1 $t:addr_b=192.0.2.2" ;;
+		*@softiw) kit_args="$kit_args $t:dev_a=softiw_kv0 $t:dev_b=softiw_kv1" ;;
+		esac
+	done
+	# shellcheck disable=SC2086
+	KIWI_TEST_ARGS="$(echo ${KIWI_TEST_ARGS:-} $kit_args)" \
+		run_vm conformance "$vm/conformance" \
+		"${KIWI_SUITE_TIMEOUT:-300}" "" $kit_tests
 fi
 if [ -n "$interop_tests" ]; then
 	run_vm interop "$vm/interop" "${KIWI_SUITE_TIMEOUT:-900}" --peer \

@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 CASES = re.compile(r"static\s+struct\s+kunit_case\s+(\w+)\s*\[\s*\]\s*=\s*"
                    r"\{(.*?)\n\};", re.S)
 CASE = re.compile(r"KUNIT_CASE(?:_PARAM)?\(\s*(\w+)")
-SUITE = re.compile(r"static\s+struct\s+kunit_suite\s+\w+\s*=\s*\{(.*?)\n\};",
+SUITE = re.compile(r"(?:static\s+)?struct\s+kunit_suite\s+\w+\s*=\s*\{(.*?)\n\};",
                    re.S)
 FIELD = re.compile(r"\.(name|test_cases)\s*=\s*\"?([\w]+)\"?")
 

@@ -133,11 +133,17 @@ def read_lines(path):
         return [line.rstrip("\r\n").replace("\r", "") for line in f]
 
 
+def suite_label(test, suite):
+    """A suite's name in problem lines; a run MODULE@RUN adds the run."""
+    return f"{suite} ({test.split('@', 1)[1]})" if "@" in test else suite
+
+
 def parse_results(lines):
     """Split results.log into markers and per-suite KTAP blocks."""
     state = {"boot": None, "loads": {}, "tests": [], "suites": {},
              "ends": {}, "unloads": {}, "kmemleak": [], "text": {},
-             "net": None, "done": False, "kmemleak_scanned": None}
+             "net": None, "done": False, "kmemleak_scanned": None,
+             "setup_failed": []}
     suite = None
     in_leak = False
     for raw in lines:
@@ -162,9 +168,11 @@ def parse_results(lines):
             elif what == "END":
                 name, rc = rest.split(" rc=")
                 state["ends"][name] = int(rc)
-            elif what == "UNLOAD":
+            elif what in ("UNLOAD", "TEARDOWN"):
                 name, rc = rest.split(" rc=")
                 state["unloads"][name] = int(rc)
+            elif what == "SETUP":
+                state["setup_failed"].append(rest.split()[0])
             elif what == "TEXT":
                 parts = rest.split()
                 if len(parts) == 2:
@@ -477,6 +485,8 @@ def judge(args, out_dir, timeouts):
     for name, rc in state["unloads"].items():
         if rc:
             problems.append(f"rmmod {name} failed (rc={rc})")
+    for name in state["setup_failed"]:
+        problems.append(f"{name}: its run's setup failed")
 
     rows = []
     passed = failed = skipped = 0
@@ -497,9 +507,11 @@ def judge(args, out_dir, timeouts):
                 counts[status] += 1
                 if status in ("fail", "missing"):
                     what = "failed" if status == "fail" else "no result"
-                    problems.append(f"{key[1]}: case {n} {name}: {what}")
+                    problems.append(f"{suite_label(t, key[1])}: case {n} "
+                                    f"{name}: {what}")
             if planned is None or not complete:
-                problems.append(f"{key[1]}: suite never reported a result")
+                problems.append(f"{suite_label(t, key[1])}: suite never "
+                                "reported a result")
                 counts["fail"] += 1
             rows.append((t, key[1], counts))
             passed += counts["pass"]

@@ -80,6 +80,10 @@ step "static: the test manifest"
 python3 -B "$top/scripts/kiwi_manifest.py" check "$top/tests/manifest" ||
 	die "tests/manifest does not list the KUnit cases of tests/"
 
+step "static: the conformance kit's rules, in the kit and the guide"
+python3 -B "$top/scripts/conformance_rules.py" ||
+	die "tests/conformance/kc_rules.c and Documentation/provider-guide.rst name different rules or cases"
+
 step "static: SPDX lines"
 missing=
 while read -r f; do

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwi_conformance: module parameters name the two devices; the suites
+ * run when the module loads, once the parameters are set, and their
+ * results stay in /sys/kernel/debug/kunit/<suite>/results until it is
+ * unloaded.
+ *
+ *	modprobe kiwi_conformance dev_a=rnic0 dev_b=rnic1
+ *
+ * Side a makes the active connections, side b listens. The two may be the
+ * same device. A device's IPv4 address is the first of its net_device; a
+ * device without one needs addr_a or addr_b.
+ */
+#include <linux/atomic.h>
+#include <linux/inet.h>
+#include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+
+#include <kiwi/provider.h>
+
+#include "kc.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+static char *kc_dev_a;
+module_param_named(dev_a, kc_dev_a, charp, 0444);
+MODULE_PARM_DESC(dev_a, "the device that connects (active side)");
+
+static char *kc_dev_b;
+module_param_named(dev_b, kc_dev_b, charp, 0444);
+MODULE_PARM_DESC(dev_b, "the device that listens (passive side)");
+
+static char *kc_addr_a;
+module_param_named(addr_a, kc_addr_a, charp, 0444);
+MODULE_PARM_DESC(addr_a, "IPv4 address of dev_a, if its net_device has none");
+
+static char *kc_addr_b;
+module_param_named(addr_b, kc_addr_b, charp, 0444);
+MODULE_PARM_DESC(addr_b, "IPv4 address of dev_b, if its net_device has none");
+
+static ushort kc_port_base = 21000;
+module_param_named(port, kc_port_base, ushort, 0444);
+MODULE_PARM_DESC(port, "first TCP port the cases listen on (each case takes the next)");
+
+static struct kc_side kc_sides[2];
+static atomic_t kc_next_port = ATOMIC_INIT(0);
+
+static int kc_netdev_addr(struct net_device *netdev, __be32 *addr)
+{
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+	int ret = -EADDRNOTAVAIL;
+
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(netdev);
+	if (in_dev) {
+		ifa = rcu_dereference(in_dev->ifa_list);
+		if (ifa) {
+			*addr = ifa->ifa_local;
+			ret = 0;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+static int kc_side_init(struct kc_side *s, const char *param,
+			const char *name, const char *addr)
+{
+	__be32 ip;
+	int ret;
+
+	if (!name) {
+		pr_err("kiwi_conformance: %s= names no device\n", param);
+		return -EINVAL;
+	}
+	s->dev = kiwi_device_get_by_name(name);
+	if (!s->dev) {
+		pr_err("kiwi_conformance: no kiwi device %s\n", name);
+		return -ENODEV;
+	}
+	if (addr)
+		ret = in4_pton(addr, -1, (u8 *)&ip, -1, NULL) ? 0 : -EINVAL;
+	else if (s->dev->netdev)
+		ret = kc_netdev_addr(s->dev->netdev, &ip);
+	else
+		ret = -EADDRNOTAVAIL;
+	if (ret) {
+		pr_err("kiwi_conformance: no IPv4 address for %s (%d)\n",
+		       name, ret);
+		kiwi_device_put(s->dev);
+		s->dev = NULL;
+		return ret;
+	}
+	s->addr.sin_family = AF_INET;
+	s->addr.sin_addr.s_addr = ip;
+	return 0;
+}
+
+/**
+ * kc_case_init() - a case's fixture, as the suites' init
+ * @test: the case
+ *
+ * Logs the rules the case checks, takes a PD on each side and notes what
+ * kc_case_exit() compares against.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int kc_case_init(struct kunit *test)
+{
+	struct kc *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return -ENOMEM;
+	t->evs = kunit_kcalloc(test, KC_MAX_EVS, sizeof(*t->evs), GFP_KERNEL);
+	if (!t->evs)
+		return -ENOMEM;
+	kunit_info(test, "rules: %s\n", kc_rules_of(test->name));
+	t->test = test;
+	spin_lock_init(&t->lock);
+	init_waitqueue_head(&t->wq);
+	init_completion(&t->release);
+	t->a = kc_sides[0];
+	t->b = kc_sides[1];
+	t->port = kc_port_base + atomic_inc_return(&kc_next_port);
+	t->live_ids = kiwi_cm_live_ids();
+	t->a.violations = kiwi_device_counter(t->a.dev,
+					      KIWI_DEV_CNT_VIOLATIONS);
+	t->b.violations = kiwi_device_counter(t->b.dev,
+					      KIWI_DEV_CNT_VIOLATIONS);
+	test->priv = t;
+	t->a.pd = ib_alloc_pd(t->a.dev, 0);
+	t->b.pd = ib_alloc_pd(t->b.dev, 0);
+	if (IS_ERR(t->a.pd) || IS_ERR(t->b.pd))
+		kunit_err(test, "ib_alloc_pd failed\n");
+	return 0;
+}
+
+static void kc_release(struct kc *t)
+{
+	int i;
+
+	while (t->nids)
+		kiwi_cm_destroy_id(t->ids[--t->nids]);
+	while (t->nqps)
+		ib_destroy_qp(t->qps[--t->nqps]);
+	while (t->nmrs)
+		ib_dereg_mr(t->mrs[--t->nmrs]);
+	while (t->ncqs)
+		kc_destroy_cq(t, t->cqs[t->ncqs - 1]);
+	while (t->npds)
+		ib_dealloc_pd(t->pds[--t->npds]);
+	for (i = 0; i < 2; i++) {
+		struct kc_side *s = i ? &t->b : &t->a;
+
+		if (!IS_ERR_OR_NULL(s->pd))
+			ib_dealloc_pd(s->pd);
+		s->pd = NULL;
+	}
+	kc_free_bufs(t);
+}
+
+/**
+ * kc_case_exit() - end a case: free what it made, then the checks every
+ *	case ends with
+ * @test: the case
+ *
+ * Once the case's ids are destroyed the provider must drop every cm_id
+ * reference it took (rule ref-balance), and no protocol violation may
+ * have been counted on either device.
+ */
+void kc_case_exit(struct kunit *test)
+{
+	struct kc *t = test->priv;
+	unsigned long v;
+	int extra;
+
+	if (!t)
+		return;
+	complete_all(&t->release);
+	kc_release(t);
+	kc_wait_live(t, t->live_ids);
+	extra = kiwi_cm_live_ids() - t->live_ids;
+	KUNIT_EXPECT_LE_MSG(test, extra, 0,
+			    "%d cm_ids still alive %d ms after they were destroyed: the provider did not drop its references (ref-balance)",
+			    extra, KC_WAIT_MS);
+	v = kiwi_device_counter(t->a.dev, KIWI_DEV_CNT_VIOLATIONS);
+	KUNIT_EXPECT_EQ_MSG(test, v, t->a.violations,
+			    "%s: protocol violations counted", t->a.dev->name);
+	v = kiwi_device_counter(t->b.dev, KIWI_DEV_CNT_VIOLATIONS);
+	KUNIT_EXPECT_EQ_MSG(test, v, t->b.violations,
+			    "%s: protocol violations counted", t->b.dev->name);
+}
+
+static struct kunit_suite *kc_suites[] = {
+	&kc_cm_suite,
+	&kc_verbs_suite,
+	&kc_rules_suite,
+};
+
+static void kc_sides_put(void)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (kc_sides[i].dev)
+			kiwi_device_put(kc_sides[i].dev);
+		kc_sides[i].dev = NULL;
+	}
+}
+
+static int __init kc_init(void)
+{
+	int ret = kiwi_iwcm_require();
+
+	if (ret)
+		return ret;
+	ret = kc_side_init(&kc_sides[0], "dev_a", kc_dev_a, kc_addr_a);
+	if (ret)
+		return ret;
+	ret = kc_side_init(&kc_sides[1], "dev_b", kc_dev_b, kc_addr_b);
+	if (ret)
+		goto put_sides;
+	pr_info("kiwi_conformance: %s (%pI4) connects to %s (%pI4)\n",
+		kc_dev_a, &kc_sides[0].addr.sin_addr,
+		kc_dev_b, &kc_sides[1].addr.sin_addr);
+	return __kunit_test_suites_init(kc_suites, ARRAY_SIZE(kc_suites));
+
+put_sides:
+	kc_sides_put();
+	return ret;
+}
+
+static void __exit kc_exit(void)
+{
+	__kunit_test_suites_exit(kc_suites, ARRAY_SIZE(kc_suites));
+	kc_sides_put();
+}
+
+module_init(kc_init);
+module_exit(kc_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kiwi provider conformance kit: the provider contract, run against two devices");
