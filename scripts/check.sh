@@ -168,6 +168,8 @@ if [ -n "$kit_tests" ]; then
 			$t:addr_a=192.0.2.1 $t:addr_b=192.0.2.2" ;;
 		*@softiw) kit_args="$kit_args $t:dev_a=softiw_kv0 $t:dev_b=softiw_kv1" ;;
 		esac
+		kit_args="$kit_args $t:unplug_b=/run/kiwi-kit/unplug_b
+			$t:plug_b=/run/kiwi-kit/plug_b"
 	done
 	# shellcheck disable=SC2086
 	KIWI_TEST_ARGS="$(echo ${KIWI_TEST_ARGS:-} $kit_args)" \

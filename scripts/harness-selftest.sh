@@ -3,7 +3,9 @@
 #
 # Prove that "make check" can fail: run each harness self-test suite
 # (tests/harness/) alone and require a red run whose report names the cause;
-# and that declared splats are held to their count, and pass when exact.
+# that declared splats are held to their count, and pass when exact; and
+# that the provider conformance kit fails the cases of the rule a broken
+# kiwi_loop breaks.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,6 +24,7 @@ cases=(
 	"splat-extra|expected splat during kiwi_harness_warn kiwi_harness_warn: /harness_warn/ seen 2 time(s), 1 expected"
 	"splat-missing|expected splat during kiwi_harness_warn kiwi_harness_warn: /never_printed/ seen 0 time(s), 1 expected"
 	"splat-exact|"
+	"kit-defects|kiwi_conformance_cm (loop-no_rem_ref): case 1 kc_connect_accept: failed;;kiwi_iwcm: kiwi_loop1: leaked id;;splat during kiwi_conformance@loop-close_before_established: WARNING:;;kiwi_conformance_cm (loop-close_before_established): case 1 ;;kiwi_conformance_cm (loop-no_flush): case 6 ;;kiwi_conformance_cm (loop-no_flush): case 7 ;;kiwi_conformance_verbs (loop-no_flush): case 10 "
 )
 
 # The manifest case: kiwi_harness_fail, held to a manifest that lists a
@@ -57,6 +60,14 @@ for c in "${cases[@]}"; do
 	manifest)
 		SUITES=kiwi_harness_fail KIWI_MANIFEST=$manifest \
 			KIWI_SKIP_STATIC=1 KIWI_SUITE_TIMEOUT=60 \
+			bash "$top/scripts/check.sh" >"$logf" 2>&1 || rc=$?
+		;;
+	kit-defects)
+		# The conformance kit against kiwi_loop broken three ways: a
+		# missing rem_ref, CLOSE before ESTABLISHED, no flush.
+		SUITES=kiwi_conformance KIWI_SKIP_STATIC=1 \
+			KIWI_KIT_RUNS="loop-no_rem_ref loop-close_before_established loop-no_flush" \
+			KIWI_SUITE_TIMEOUT=900 \
 			bash "$top/scripts/check.sh" >"$logf" 2>&1 || rc=$?
 		;;
 	splat-*)

@@ -27,12 +27,15 @@
 
 /**
  * struct kc_side - one of the two devices, as a case uses it
- * @dev: the device (a reference held for the module's life)
+ * @name: the device's name (a module parameter)
+ * @dev: the device, a reference held for the case (NULL once the case
+ *	unplugged it)
  * @addr: its IPv4 address, port 0
  * @pd: the case's PD on it
  * @violations: the device's protocol_violations when the case began
  */
 struct kc_side {
+	const char *name;
 	struct ib_device *dev;
 	struct sockaddr_in addr;
 	struct ib_pd *pd;
@@ -97,7 +100,8 @@ struct kc_buf {
  * @test: the case
  * @a: the active side (module parameter dev_a)
  * @b: the passive side (dev_b)
- * @lock: protects @evs, @nev, @ids, @nids and @watch
+ * @lock: protects @evs, @nev, @ids, @nids, @watch, @qpev, @nqpev,
+ *	@flushes and @overflow
  * @wq: woken on each event
  * @evs: events, in delivery order
  * @nev: their number
@@ -120,7 +124,10 @@ struct kc_buf {
  * @nwatch: their number
  * @gate: CONNECT_REQUEST handler calls wait for @release
  * @release: opens the gate
- * @flushes: IB_WC_WR_FLUSH_ERR completions a case counted (@lock)
+ * @flushes: IB_WC_WR_FLUSH_ERR completions a case counted
+ * @overflow: an event or a child id found @evs or @ids full
+ * @unplugged: side b's device is away (kc_unregister_live()); the case's
+ *	end brings it back
  * @port: this case's TCP port
  * @live_ids: kiwi_cm_live_ids() when the case began
  */
@@ -128,7 +135,7 @@ struct kc {
 	struct kunit *test;
 	struct kc_side a;
 	struct kc_side b;
-	spinlock_t lock;	/* protects evs, nev, ids, nids, watch */
+	spinlock_t lock;	/* see above */
 	wait_queue_head_t wq;
 	struct kc_ev *evs;
 	int nev;
@@ -155,6 +162,8 @@ struct kc {
 	bool gate;
 	struct completion release;
 	int flushes;
+	bool overflow;
+	bool unplugged;
 	u16 port;
 	int live_ids;
 };
@@ -192,11 +201,29 @@ struct kc_qp_opts {
 	struct ib_pd *pd;
 };
 
+/**
+ * kc_of() - a case's fixture
+ * @test: the case
+ *
+ * Return: the fixture kc_case_init() made.
+ */
+static inline struct kc *kc_of(struct kunit *test)
+{
+	return test->priv;
+}
+
 extern struct kunit_suite kc_cm_suite;
 extern struct kunit_suite kc_verbs_suite;
 extern struct kunit_suite kc_rules_suite;
 
 int kc_case_init(struct kunit *test);
+int kc_side_get(struct kunit *test, struct kc_side *s);
+void kc_side_put(struct kc *t, struct kc_side *s);
+void kc_unregister_live(struct kunit *test);
+void kc_replug(struct kc *t);
+u32 kc_depth(struct kc_side *s);
+void kc_to_dev(struct kc_buf *b);
+void kc_to_cpu(struct kc_buf *b);
 void kc_case_exit(struct kunit *test);
 const char *kc_rules_of(const char *case_name);
 
@@ -225,11 +252,12 @@ bool kc_wait_n(struct kc *t, struct kiwi_cm_id *id, int n);
 void kc_events(struct kc *t, struct kiwi_cm_id *id, char *buf, size_t len);
 const struct kc_ev *kc_last(struct kc *t, struct kiwi_cm_id *id, u8 event);
 void kc_settle(struct kc *t);
+void kc_release(struct kc *t, struct ib_device *dev);
 
 struct kc_buf *kc_buf(struct kc *t, struct kc_side *s, size_t len);
 struct ib_mr *kc_mr(struct kc *t, struct ib_pd *pd, struct kc_buf *b,
 		    u32 access);
-void kc_free_bufs(struct kc *t);
+void kc_free_bufs(struct kc *t, struct ib_device *dev);
 void kc_forget_mr(struct kc *t, struct ib_mr *mr);
 struct ib_pd *kc_pd(struct kc *t, struct kc_side *s);
 int kc_poll(struct kc *t, struct ib_qp *qp, struct ib_wc *wc, int n);

@@ -12,8 +12,6 @@
 
 #include "kc.h"
 
-#define KC_CM	((struct kc *)test->priv)
-
 static void kc_fill(u8 *p, u16 len, u8 seed)
 {
 	u16 i;
@@ -36,10 +34,10 @@ static bool kc_same_addr(const struct sockaddr_in *x,
 static void kc_connect_accept(struct kunit *test)
 {
 	static const char hello[] = "kiwi-hello", reply[] = "kiwi-reply!";
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	struct kiwi_conn_param p = {
 		.private_data = reply, .private_data_len = sizeof(reply),
-		.ird = 4, .ord = 4,
+		.ird = kc_depth(&t->b), .ord = kc_depth(&t->b),
 	};
 	struct ib_qp *qa = kc_qp(t, &t->a, NULL), *qb = kc_qp(t, &t->b, NULL);
 	struct kiwi_cm_id *l = kc_listen(t, 8), *a;
@@ -52,8 +50,8 @@ static void kc_connect_accept(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->status, 0);
 	KUNIT_EXPECT_EQ(test, r->len, sizeof(hello));
 	KUNIT_EXPECT_EQ(test, memcmp(r->pdata, hello, sizeof(hello)), 0);
-	KUNIT_EXPECT_EQ(test, r->ird, 4);
-	KUNIT_EXPECT_EQ(test, r->ord, 4);
+	KUNIT_EXPECT_EQ(test, r->ird, kc_depth(&t->a));
+	KUNIT_EXPECT_EQ(test, r->ord, kc_depth(&t->a));
 	KUNIT_EXPECT_TRUE(test, kc_same_addr(&r->remote, &t->a.addr));
 	KUNIT_EXPECT_TRUE(test, kc_same_addr(&r->local, &t->b.addr));
 	KUNIT_EXPECT_EQ(test, ntohs(r->local.sin_port), t->port);
@@ -67,8 +65,8 @@ static void kc_connect_accept(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->status, 0);
 	KUNIT_EXPECT_EQ(test, r->len, sizeof(reply));
 	KUNIT_EXPECT_EQ(test, memcmp(r->pdata, reply, sizeof(reply)), 0);
-	KUNIT_EXPECT_TRUE(test, kc_same_addr(&r->remote, &t->b.addr));
-	KUNIT_EXPECT_EQ(test, ntohs(r->remote.sin_port), t->port);
+	KUNIT_EXPECT_TRUE(test, kc_same_addr(&r->local, &t->a.addr));
+	KUNIT_EXPECT_NE(test, ntohs(r->local.sin_port), 0);
 	kc_settle(t);
 	kc_events(t, a, got, sizeof(got));
 	KUNIT_EXPECT_STREQ(test, got, "R");
@@ -99,8 +97,8 @@ static u16 kc_pdata_len(struct kc *t, u16 which)
 		return 1;
 	case 2:
 		return max;
-	default:
-		return max + 1;
+	default:	/* over what the initiator's device carries */
+		return t->a.dev->iw_max_private_data + 1;
 	}
 }
 
@@ -115,7 +113,9 @@ static void kc_pdata_round(struct kc *t, u16 len, bool accept,
 	u8 *req = kunit_kzalloc(test, KC_MAX_PDATA, GFP_KERNEL);
 	u8 *ans = kunit_kzalloc(test, KC_MAX_PDATA, GFP_KERNEL);
 	int n = kc_nevents(t, NULL, KIWI_CM_EVENT_CONNECT_REQUEST);
-	struct kiwi_conn_param p = { .ird = 4, .ord = 4 };
+	struct kiwi_conn_param p = {
+		.ird = kc_depth(&t->b), .ord = kc_depth(&t->b),
+	};
 	const struct kc_ev *r;
 
 	KUNIT_ASSERT_NOT_NULL(test, req);
@@ -155,7 +155,7 @@ static void kc_pdata_round(struct kc *t, u16 len, bool accept,
 static void kc_private_data(struct kunit *test)
 {
 	const u16 *which = test->param_value;
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	u16 len = kc_pdata_len(t, *which);
 	struct kiwi_cm_id *a;
 	struct kc_conn c = {};
@@ -175,7 +175,7 @@ static void kc_private_data(struct kunit *test)
 					     t->port, big, len), -EINVAL);
 	kc_settle(t);
 	KUNIT_EXPECT_EQ(test, kc_nevents(t, a, KIWI_CM_EVENT_CONNECT_REPLY), 0);
-	kc_pdata_round(t, len - 1, true, &c);
+	kc_pdata_round(t, kc_pdata_len(t, 2), true, &c);
 }
 
 /* The request carries the initiator's IRD and ORD; CONNECT_REPLY and
@@ -184,7 +184,7 @@ static void kc_private_data(struct kunit *test)
  */
 static void kc_ird_ord(struct kunit *test)
 {
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	struct ib_qp *qa = kc_qp(t, &t->a, NULL), *qb = kc_qp(t, &t->b, NULL);
 	struct kiwi_conn_param pa = { .ird = 2, .ord = 3, .qpn = qa->qp_num };
 	struct kiwi_conn_param pb = { .ird = 3, .ord = 2, .qpn = qb->qp_num };
@@ -192,6 +192,8 @@ static void kc_ird_ord(struct kunit *test)
 	struct sockaddr_in *sin = (struct sockaddr_in *)&a->remote_addr;
 	const struct kc_ev *r;
 
+	if (kc_depth(&t->a) < 3 || kc_depth(&t->b) < 3)
+		kunit_skip(test, "IRD and ORD of 3 are more than offered");
 	kc_listen(t, 8);
 	*sin = t->b.addr;
 	sin->sin_port = htons(t->port);
@@ -219,7 +221,7 @@ static void kc_ird_ord(struct kunit *test)
 static void kc_reject(struct kunit *test)
 {
 	static const char no[] = "no";
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	struct kiwi_cm_id *l = kc_listen(t, 8), *a;
 	const struct kc_ev *r, *q;
 	struct kc_conn c = {};
@@ -244,7 +246,7 @@ static void kc_reject(struct kunit *test)
 /* Nobody listens: the initiator gets one CONNECT_REPLY with an error. */
 static void kc_no_listener(struct kunit *test)
 {
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	struct kiwi_cm_id *a = kc_connect(t, kc_qp(t, &t->a, NULL), t->port,
 					  NULL, 0);
 	const struct kc_ev *r = kc_wait(t, a, KIWI_CM_EVENT_CONNECT_REPLY);
@@ -296,7 +298,7 @@ static void kc_expect_flushed(struct kunit *test, const struct kc_ev *r)
 static void kc_graceful_close(struct kunit *test)
 {
 	const bool *passive = test->param_value;
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	struct kiwi_cm_id *first, *other;
 	const struct kc_ev *r;
 	struct kc_conn c = {};
@@ -335,7 +337,7 @@ static void kc_graceful_close(struct kunit *test)
 static void kc_abortive_close(struct kunit *test)
 {
 	const bool *passive = test->param_value;
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	struct kiwi_cm_id *first, *other;
 	const struct kc_ev *r;
 	struct kc_conn c = {};
@@ -367,9 +369,12 @@ static void kc_abortive_close(struct kunit *test)
  */
 static void kc_active_reject(struct kunit *test)
 {
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	struct ib_qp *qa = kc_qp(t, &t->a, NULL), *qb = kc_qp(t, &t->b, NULL);
-	struct kiwi_conn_param p = { .ird = 4, .ord = 4, .qpn = qb->qp_num };
+	struct kiwi_conn_param p = {
+		.ird = kc_depth(&t->b), .ord = kc_depth(&t->b),
+		.qpn = qb->qp_num,
+	};
 	struct kiwi_cm_id *a;
 	const struct kc_ev *q, *r;
 
@@ -395,9 +400,12 @@ static void kc_active_reject(struct kunit *test)
  */
 static void kc_accept_peer_gone(struct kunit *test)
 {
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	struct ib_qp *qa = kc_qp(t, &t->a, NULL), *qb = kc_qp(t, &t->b, NULL);
-	struct kiwi_conn_param p = { .ird = 4, .ord = 4, .qpn = qb->qp_num };
+	struct kiwi_conn_param p = {
+		.ird = kc_depth(&t->b), .ord = kc_depth(&t->b),
+		.qpn = qb->qp_num,
+	};
 	const struct kc_ev *q, *r;
 	struct kiwi_cm_id *a;
 	char got[8];
@@ -433,9 +441,12 @@ static void kc_accept_peer_gone(struct kunit *test)
  */
 static void kc_listener_destroy(struct kunit *test)
 {
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	struct ib_qp *qb = kc_qp(t, &t->b, NULL);
-	struct kiwi_conn_param p = { .ird = 4, .ord = 4, .qpn = qb->qp_num };
+	struct kiwi_conn_param p = {
+		.ird = kc_depth(&t->b), .ord = kc_depth(&t->b),
+		.qpn = qb->qp_num,
+	};
 	struct kiwi_cm_id *l = kc_listen(t, 8), *a[3];
 	const struct kc_ev *q[2], *r;
 	int i, ok = 0, refused = 0;
@@ -472,7 +483,7 @@ static void kc_listener_destroy(struct kunit *test)
  */
 static void kc_backlog(struct kunit *test)
 {
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	const struct kc_ev *r;
 	int i, ok = 0;
 
@@ -487,7 +498,9 @@ static void kc_backlog(struct kunit *test)
 	}
 	complete_all(&t->release);
 	for (i = 0; i < 2; i++) {
-		struct kiwi_conn_param p = { .ird = 4, .ord = 4 };
+		struct kiwi_conn_param p = {
+		.ird = kc_depth(&t->b), .ord = kc_depth(&t->b),
+	};
 
 		r = kc_wait_nth(t, NULL, KIWI_CM_EVENT_CONNECT_REQUEST, i);
 		KUNIT_ASSERT_NOT_NULL(test, r);
@@ -519,7 +532,7 @@ KUNIT_ARRAY_PARAM(kc_order, kc_order_cases, kc_order_desc);
 static void kc_destroy_order(struct kunit *test)
 {
 	const bool *id_first = test->param_value;
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	const struct kc_ev *r;
 	struct kc_conn c = {};
 	char got[8];
@@ -545,7 +558,7 @@ static void kc_destroy_order(struct kunit *test)
  */
 static void kc_reconnect(struct kunit *test)
 {
-	struct kc *t = KC_CM;
+	struct kc *t = kc_of(test);
 	struct kc_conn c = {};
 	int live, i;
 
@@ -585,6 +598,7 @@ static struct kunit_case kc_cm_cases[] = {
 	KUNIT_CASE(kc_backlog),
 	KUNIT_CASE_PARAM(kc_destroy_order, kc_order_gen_params),
 	KUNIT_CASE(kc_reconnect),
+	KUNIT_CASE(kc_unregister_live),
 	{}
 };
 

@@ -44,17 +44,42 @@ struct kc_buf *kc_buf(struct kc *t, struct kc_side *s, size_t len)
 }
 
 /**
+ * kc_to_dev() - hand a buffer the CPU wrote to the device
+ * @b: the buffer
+ */
+void kc_to_dev(struct kc_buf *b)
+{
+	ib_dma_sync_single_for_device(b->dev, b->dma, b->len,
+				      DMA_BIDIRECTIONAL);
+}
+
+/**
+ * kc_to_cpu() - take back a buffer the device may have written, to read it
+ * @b: the buffer
+ */
+void kc_to_cpu(struct kc_buf *b)
+{
+	ib_dma_sync_single_for_cpu(b->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
+}
+
+/**
  * kc_free_bufs() - unmap and free the case's memory
  * @t: the fixture
+ * @dev: only the memory mapped for this device, or NULL for all
  */
-void kc_free_bufs(struct kc *t)
+void kc_free_bufs(struct kc *t, struct ib_device *dev)
 {
-	while (t->nbufs) {
-		struct kc_buf *b = t->bufs[--t->nbufs];
+	int i;
 
+	for (i = t->nbufs - 1; i >= 0; i--) {
+		struct kc_buf *b = t->bufs[i];
+
+		if (dev && b->dev != dev)
+			continue;
 		ib_dma_unmap_single(b->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
 		kfree(b->cpu);
 		kfree(b);
+		t->bufs[i] = t->bufs[--t->nbufs];
 	}
 }
 

@@ -12,8 +12,6 @@
 
 #include "kc.h"
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
-
 /* Time a wrong event (or completion) has to show up before a case says
  * there was none.
  */
@@ -42,12 +40,14 @@ static int kc_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
 	struct kc *t = id->context;
 	unsigned long flags;
 	struct kc_ev *r;
+	int ret = 0;
 
 	/* Hold requests in the handler: they count against the backlog. */
 	if (ev->event == KIWI_CM_EVENT_CONNECT_REQUEST && READ_ONCE(t->gate))
 		wait_for_completion_timeout(&t->release,
 					    msecs_to_jiffies(2 * KC_WAIT_MS));
 	spin_lock_irqsave(&t->lock, flags);
+	t->overflow |= t->nev == KC_MAX_EVS;
 	if (t->nev < KC_MAX_EVS) {
 		r = &t->evs[t->nev++];
 		r->id = id;
@@ -63,12 +63,21 @@ static int kc_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
 		if (ev->event == KIWI_CM_EVENT_CLOSE)
 			kc_watch_poll(t, id, r);
 	}
-	/* A request's child id is the case's to destroy. */
-	if (ev->event == KIWI_CM_EVENT_CONNECT_REQUEST && t->nids < KC_MAX_IDS)
-		t->ids[t->nids++] = id;
+	/*
+	 * A request's child id is the case's to destroy; with no room left
+	 * for it, the core destroys it (and rejects the connection).
+	 */
+	if (ev->event == KIWI_CM_EVENT_CONNECT_REQUEST) {
+		if (t->nids < KC_MAX_IDS) {
+			t->ids[t->nids++] = id;
+		} else {
+			t->overflow = true;
+			ret = -ENOSPC;
+		}
+	}
 	spin_unlock_irqrestore(&t->lock, flags);
 	wake_up_all(&t->wq);
-	return 0;
+	return ret;
 }
 
 /**
@@ -135,7 +144,7 @@ struct kiwi_cm_id *kc_listen(struct kc *t, int backlog)
  * @pdata: private data
  * @len: its length
  *
- * IRD and ORD are 4 each.
+ * IRD and ORD are kc_depth()'s.
  *
  * Return: kiwi_cm_connect()'s result.
  */
@@ -144,7 +153,8 @@ int kc_try_connect(struct kc *t, struct kiwi_cm_id *id, struct ib_qp *qa,
 {
 	struct kiwi_conn_param p = {
 		.private_data = pdata, .private_data_len = len,
-		.ird = 4, .ord = 4, .qpn = qa->qp_num,
+		.ird = kc_depth(&t->a), .ord = kc_depth(&t->a),
+		.qpn = qa->qp_num,
 	};
 	struct sockaddr_in *sin = (struct sockaddr_in *)&id->remote_addr;
 
@@ -173,6 +183,11 @@ struct kiwi_cm_id *kc_connect(struct kc *t, struct ib_qp *qa, u16 port,
 	return id;
 }
 
+/* The kit polls its CQs; a provider may still call the handler. */
+static void kc_comp(struct ib_cq *cq, void *context)
+{
+}
+
 static struct ib_cq *kc_cq(struct kc *t, struct kc_side *s, int cqe,
 			   bool lib)
 {
@@ -183,7 +198,7 @@ static struct ib_cq *kc_cq(struct kc *t, struct kc_side *s, int cqe,
 	if (lib)
 		cq = ib_alloc_cq(s->dev, t, cqe, 0, IB_POLL_DIRECT);
 	else
-		cq = kiwi_create_cq(s->dev, NULL, NULL, NULL, &attr);
+		cq = kiwi_create_cq(s->dev, kc_comp, NULL, NULL, &attr);
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR(cq));
 	t->cq_lib[t->ncqs] = lib;
 	t->cqs[t->ncqs++] = cq;
@@ -276,7 +291,7 @@ struct ib_qp *kc_qp(struct kc *t, struct kc_side *s,
 	int wr;
 
 	o = o ?: &none;
-	wr = o->wr ?: 16;
+	wr = min(o->wr ?: 16, s->dev->attrs.max_qp_wr);
 	init.send_cq = kc_cq(t, s, o->cqe ?: 64, o->lib_cq);
 	init.event_handler = kc_qp_event;
 	init.qp_context = t;
@@ -284,8 +299,8 @@ struct ib_qp *kc_qp(struct kc *t, struct kc_side *s,
 	init.sq_sig_type = o->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	init.cap.max_send_wr = wr;
 	init.cap.max_recv_wr = wr;
-	init.cap.max_send_sge = 2;
-	init.cap.max_recv_sge = 2;
+	init.cap.max_send_sge = min(2, s->dev->attrs.max_send_sge);
+	init.cap.max_recv_sge = min(2, s->dev->attrs.max_recv_sge);
 	KUNIT_ASSERT_LT(t->test, t->nqps, KC_MAX_OBJS);
 	qp = ib_create_qp(o->pd ?: s->pd, &init);
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR(qp));
@@ -344,7 +359,9 @@ void kc_watch_close(struct kc *t, struct kiwi_cm_id *id, struct ib_qp *qp)
  */
 void kc_connected(struct kc *t, struct kc_conn *c, const struct kc_qp_opts *o)
 {
-	struct kiwi_conn_param p = { .ird = 4, .ord = 4 };
+	struct kiwi_conn_param p = {
+		.ird = kc_depth(&t->b), .ord = kc_depth(&t->b),
+	};
 	const struct kc_ev *r;
 	int n = kc_nevents(t, NULL, KIWI_CM_EVENT_CONNECT_REQUEST);
 
@@ -363,6 +380,18 @@ void kc_connected(struct kc *t, struct kc_conn *c, const struct kc_qp_opts *o)
 	r = kc_wait(t, c->a, KIWI_CM_EVENT_CONNECT_REPLY);
 	KUNIT_ASSERT_NOT_NULL(t->test, r);
 	KUNIT_ASSERT_EQ(t->test, r->status, 0);
+}
+
+/**
+ * kc_depth() - the IRD and ORD the kit's connections ask for
+ * @s: the side
+ *
+ * Return: 4, or less if the device offers less.
+ */
+u32 kc_depth(struct kc_side *s)
+{
+	return min3(4, s->dev->attrs.max_qp_rd_atom,
+		    s->dev->attrs.max_qp_init_rd_atom);
 }
 
 /* The @n-th (from 0) event of @id (any id if NULL) of type @event. */
@@ -542,4 +571,67 @@ bool kc_wait_live(struct kc *t, int live)
 		msleep(20);
 	}
 	return true;
+}
+
+/* Take the newest id of the case on @dev (any if NULL) off its list. */
+static struct kiwi_cm_id *kc_last_id(struct kc *t, struct ib_device *dev)
+{
+	struct kiwi_cm_id *id = NULL;
+	int i;
+
+	spin_lock_irq(&t->lock);
+	for (i = t->nids - 1; i >= 0 && !id; i--) {
+		if (dev && t->ids[i]->device != dev)
+			continue;
+		id = t->ids[i];
+		memmove(&t->ids[i], &t->ids[i + 1],
+			(t->nids - i - 1) * sizeof(t->ids[0]));
+		t->nids--;
+	}
+	spin_unlock_irq(&t->lock);
+	return id;
+}
+
+/**
+ * kc_release() - destroy the case's objects, on one device or all
+ * @t: the fixture
+ * @dev: the device, or NULL for every object of the case
+ *
+ * Ids first, then QPs, MRs, CQs, PDs and the memory under them.
+ */
+void kc_release(struct kc *t, struct ib_device *dev)
+{
+	struct kiwi_cm_id *id;
+	int i;
+
+	/* The newest first; a request's child may still be added meanwhile. */
+	while ((id = kc_last_id(t, dev)))
+		kiwi_cm_destroy_id(id);
+	for (i = t->nqps - 1; i >= 0; i--)
+		if (!dev || t->qps[i]->device == dev)
+			kc_destroy_qp(t, t->qps[i]);
+	for (i = t->nmrs - 1; i >= 0; i--) {
+		if (dev && t->mrs[i]->device != dev)
+			continue;
+		ib_dereg_mr(t->mrs[i]);
+		t->mrs[i] = t->mrs[--t->nmrs];
+	}
+	for (i = t->ncqs - 1; i >= 0; i--)
+		if (!dev || t->cqs[i]->device == dev)
+			kc_destroy_cq(t, t->cqs[i]);
+	for (i = t->npds - 1; i >= 0; i--) {
+		if (dev && t->pds[i]->device != dev)
+			continue;
+		ib_dealloc_pd(t->pds[i]);
+		t->pds[i] = t->pds[--t->npds];
+	}
+	for (i = 0; i < 2; i++) {
+		struct kc_side *s = i ? &t->b : &t->a;
+
+		if (IS_ERR_OR_NULL(s->pd) || (dev && s->dev != dev))
+			continue;
+		ib_dealloc_pd(s->pd);
+		s->pd = NULL;
+	}
+	kc_free_bufs(t, dev);
 }

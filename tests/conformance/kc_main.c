@@ -66,9 +66,11 @@ static int kc_netdev_addr(struct net_device *netdev, __be32 *addr)
 	return ret;
 }
 
+/* Check that the device is there and find its address. */
 static int kc_side_init(struct kc_side *s, const char *param,
 			const char *name, const char *addr)
 {
+	struct ib_device *dev;
 	__be32 ip;
 	int ret;
 
@@ -76,26 +78,51 @@ static int kc_side_init(struct kc_side *s, const char *param,
 		pr_err("kiwi_conformance: %s= names no device\n", param);
 		return -EINVAL;
 	}
-	s->dev = kiwi_device_get_by_name(name);
-	if (!s->dev) {
+	dev = kiwi_device_get_by_name(name);
+	if (!dev) {
 		pr_err("kiwi_conformance: no kiwi device %s\n", name);
 		return -ENODEV;
 	}
 	if (addr)
 		ret = in4_pton(addr, -1, (u8 *)&ip, -1, NULL) ? 0 : -EINVAL;
-	else if (s->dev->netdev)
-		ret = kc_netdev_addr(s->dev->netdev, &ip);
+	else if (dev->netdev)
+		ret = kc_netdev_addr(dev->netdev, &ip);
 	else
 		ret = -EADDRNOTAVAIL;
+	kiwi_device_put(dev);
 	if (ret) {
 		pr_err("kiwi_conformance: no IPv4 address for %s (%d)\n",
 		       name, ret);
-		kiwi_device_put(s->dev);
-		s->dev = NULL;
 		return ret;
 	}
+	s->name = name;
 	s->addr.sin_family = AF_INET;
 	s->addr.sin_addr.s_addr = ip;
+	return 0;
+}
+
+/**
+ * kc_side_get() - the case's reference on a side's device, and its PD
+ * @test: the case
+ * @s: the side
+ *
+ * Return: 0, -ENODEV if the device is not registered, or the error of
+ * ib_alloc_pd().
+ */
+int kc_side_get(struct kunit *test, struct kc_side *s)
+{
+	s->dev = kiwi_device_get_by_name(s->name);
+	if (!s->dev) {
+		kunit_err(test, "no kiwi device %s\n", s->name);
+		return -ENODEV;
+	}
+	s->violations = kiwi_device_counter(s->dev, KIWI_DEV_CNT_VIOLATIONS);
+	s->pd = ib_alloc_pd(s->dev, 0);
+	if (IS_ERR(s->pd)) {
+		kunit_err(test, "%s: ib_alloc_pd: %ld\n", s->name,
+			  PTR_ERR(s->pd));
+		return PTR_ERR(s->pd);
+	}
 	return 0;
 }
 
@@ -103,21 +130,25 @@ static int kc_side_init(struct kc_side *s, const char *param,
  * kc_case_init() - a case's fixture, as the suites' init
  * @test: the case
  *
- * Logs the rules the case checks, takes a PD on each side and notes what
- * kc_case_exit() compares against.
+ * Logs the rules the case checks, takes a reference on each side's device
+ * and a PD there, and notes what kc_case_exit() compares against.
  *
- * Return: 0, or -ENOMEM.
+ * Return: 0, -ENOMEM, -ENODEV if a device is gone, or ib_alloc_pd()'s
+ * error.
  */
 int kc_case_init(struct kunit *test)
 {
 	struct kc *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	int ret;
 
 	if (!t)
 		return -ENOMEM;
 	t->evs = kunit_kcalloc(test, KC_MAX_EVS, sizeof(*t->evs), GFP_KERNEL);
 	if (!t->evs)
 		return -ENOMEM;
-	kunit_info(test, "rules: %s\n", kc_rules_of(test->name));
+	/* To the console: KUnit 6.1 keeps 512 bytes of a case's log. */
+	pr_info("kiwi_conformance: %s checks %s\n", test->name,
+		kc_rules_of(test->name));
 	t->test = test;
 	spin_lock_init(&t->lock);
 	init_waitqueue_head(&t->wq);
@@ -126,40 +157,30 @@ int kc_case_init(struct kunit *test)
 	t->b = kc_sides[1];
 	t->port = kc_port_base + atomic_inc_return(&kc_next_port);
 	t->live_ids = kiwi_cm_live_ids();
-	t->a.violations = kiwi_device_counter(t->a.dev,
-					      KIWI_DEV_CNT_VIOLATIONS);
-	t->b.violations = kiwi_device_counter(t->b.dev,
-					      KIWI_DEV_CNT_VIOLATIONS);
 	test->priv = t;
-	t->a.pd = ib_alloc_pd(t->a.dev, 0);
-	t->b.pd = ib_alloc_pd(t->b.dev, 0);
-	if (IS_ERR(t->a.pd) || IS_ERR(t->b.pd))
-		kunit_err(test, "ib_alloc_pd failed\n");
-	return 0;
+	ret = kc_side_get(test, &t->a);
+	if (!ret)
+		ret = kc_side_get(test, &t->b);
+	return ret;
 }
 
-static void kc_release(struct kc *t)
+/**
+ * kc_side_put() - check that no protocol violation was counted on a
+ *	side's device, and drop the case's reference on it
+ * @t: the fixture
+ * @s: the side; its objects are gone already
+ */
+void kc_side_put(struct kc *t, struct kc_side *s)
 {
-	int i;
-
-	while (t->nids)
-		kiwi_cm_destroy_id(t->ids[--t->nids]);
-	while (t->nqps)
-		ib_destroy_qp(t->qps[--t->nqps]);
-	while (t->nmrs)
-		ib_dereg_mr(t->mrs[--t->nmrs]);
-	while (t->ncqs)
-		kc_destroy_cq(t, t->cqs[t->ncqs - 1]);
-	while (t->npds)
-		ib_dealloc_pd(t->pds[--t->npds]);
-	for (i = 0; i < 2; i++) {
-		struct kc_side *s = i ? &t->b : &t->a;
-
-		if (!IS_ERR_OR_NULL(s->pd))
-			ib_dealloc_pd(s->pd);
-		s->pd = NULL;
-	}
-	kc_free_bufs(t);
+	if (!s->dev)
+		return;
+	KUNIT_EXPECT_EQ_MSG(t->test,
+			    kiwi_device_counter(s->dev,
+						KIWI_DEV_CNT_VIOLATIONS),
+			    s->violations,
+			    "%s: protocol violations counted", s->name);
+	kiwi_device_put(s->dev);
+	s->dev = NULL;
 }
 
 /**
@@ -174,24 +195,22 @@ static void kc_release(struct kc *t)
 void kc_case_exit(struct kunit *test)
 {
 	struct kc *t = test->priv;
-	unsigned long v;
 	int extra;
 
 	if (!t)
 		return;
 	complete_all(&t->release);
-	kc_release(t);
+	kc_release(t, NULL);
+	kc_replug(t);
 	kc_wait_live(t, t->live_ids);
 	extra = kiwi_cm_live_ids() - t->live_ids;
 	KUNIT_EXPECT_LE_MSG(test, extra, 0,
 			    "%d cm_ids still alive %d ms after they were destroyed: the provider did not drop its references (ref-balance)",
 			    extra, KC_WAIT_MS);
-	v = kiwi_device_counter(t->a.dev, KIWI_DEV_CNT_VIOLATIONS);
-	KUNIT_EXPECT_EQ_MSG(test, v, t->a.violations,
-			    "%s: protocol violations counted", t->a.dev->name);
-	v = kiwi_device_counter(t->b.dev, KIWI_DEV_CNT_VIOLATIONS);
-	KUNIT_EXPECT_EQ_MSG(test, v, t->b.violations,
-			    "%s: protocol violations counted", t->b.dev->name);
+	kc_side_put(t, &t->a);
+	kc_side_put(t, &t->b);
+	KUNIT_EXPECT_FALSE_MSG(test, t->overflow,
+			       "more events or ids than the kit keeps: it lost some");
 }
 
 static struct kunit_suite *kc_suites[] = {
@@ -199,17 +218,6 @@ static struct kunit_suite *kc_suites[] = {
 	&kc_verbs_suite,
 	&kc_rules_suite,
 };
-
-static void kc_sides_put(void)
-{
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if (kc_sides[i].dev)
-			kiwi_device_put(kc_sides[i].dev);
-		kc_sides[i].dev = NULL;
-	}
-}
 
 static int __init kc_init(void)
 {
@@ -222,21 +230,16 @@ static int __init kc_init(void)
 		return ret;
 	ret = kc_side_init(&kc_sides[1], "dev_b", kc_dev_b, kc_addr_b);
 	if (ret)
-		goto put_sides;
+		return ret;
 	pr_info("kiwi_conformance: %s (%pI4) connects to %s (%pI4)\n",
 		kc_dev_a, &kc_sides[0].addr.sin_addr,
 		kc_dev_b, &kc_sides[1].addr.sin_addr);
 	return __kunit_test_suites_init(kc_suites, ARRAY_SIZE(kc_suites));
-
-put_sides:
-	kc_sides_put();
-	return ret;
 }
 
 static void __exit kc_exit(void)
 {
 	__kunit_test_suites_exit(kc_suites, ARRAY_SIZE(kc_suites));
-	kc_sides_put();
 }
 
 module_init(kc_init);

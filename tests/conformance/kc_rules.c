@@ -36,7 +36,7 @@ static const struct kc_rule kc_rules[] = {
 	{ "cm-backlog", "kc_backlog" },
 	{ "ref-balance", "kc_connect_accept kc_reconnect" },
 	{ "ref-destroy-order", "kc_destroy_order" },
-	{ "ref-unregister-live", "" },
+	{ "ref-unregister-live", "kc_unregister_live" },
 	{ "verbs-attrs", "kc_attrs" },
 	{ "verbs-send-recv", "kc_send_recv" },
 	{ "verbs-rdma-write", "kc_rdma_write" },

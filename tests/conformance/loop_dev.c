@@ -215,24 +215,93 @@ static struct loop_dev *loop_dev_add(unsigned int i)
 	return ldev;
 }
 
+/* Unregister and free device @i, if it is there. */
+static void loop_dev_remove(unsigned int i)
+{
+	struct loop_dev *ldev;
+
+	mutex_lock(&loop_mutex);	/* no new connection to it */
+	ldev = loop_devs[i];
+	loop_devs[i] = NULL;
+	mutex_unlock(&loop_mutex);
+	if (!ldev)
+		return;
+	kiwi_unregister_device(&ldev->ibdev);
+	/* the device's last endpoint events, before it goes */
+	flush_workqueue(loop_wq);
+	loop_dev_free(ldev);
+}
+
 static void loop_devs_remove(void)
+{
+	unsigned int i;
+
+	for (i = LOOP_NR_DEVS; i-- > 0;)
+		loop_dev_remove(i);
+}
+
+/* Serialises unplug and plug. */
+static DEFINE_MUTEX(loop_plug_lock);
+
+/*
+ * Writing a device's number to the "unplug" parameter unregisters it,
+ * live connections and all (the write returns once the ULPs let go of
+ * it); writing it to "plug" registers it again. The conformance kit's
+ * unplug_b= and plug_b= scripts use them.
+ */
+static int loop_param_unplug(const char *val, const struct kernel_param *kp)
+{
+	unsigned int i;
+	int ret = kstrtouint(val, 0, &i);
+
+	if (ret)
+		return ret;
+	if (i >= LOOP_NR_DEVS)
+		return -EINVAL;
+	mutex_lock(&loop_plug_lock);
+	loop_dev_remove(i);
+	mutex_unlock(&loop_plug_lock);
+	return 0;
+}
+
+static int loop_param_plug(const char *val, const struct kernel_param *kp)
 {
 	struct loop_dev *ldev;
 	unsigned int i;
+	int ret = kstrtouint(val, 0, &i);
 
-	for (i = LOOP_NR_DEVS; i-- > 0;) {
-		mutex_lock(&loop_mutex);	/* no new connection to it */
-		ldev = loop_devs[i];
-		loop_devs[i] = NULL;
-		mutex_unlock(&loop_mutex);
-		if (!ldev)
-			continue;
-		kiwi_unregister_device(&ldev->ibdev);
-		/* the device's last endpoint events, before it goes */
-		flush_workqueue(loop_wq);
-		loop_dev_free(ldev);
-	}
+	if (ret)
+		return ret;
+	if (i >= LOOP_NR_DEVS)
+		return -EINVAL;
+	mutex_lock(&loop_plug_lock);
+	ret = -EEXIST;
+	if (loop_devs[i])	/* stable: its writers hold loop_plug_lock */
+		goto unlock;
+	ldev = loop_dev_add(i);
+	ret = PTR_ERR_OR_ZERO(ldev);
+	if (ret)
+		goto unlock;
+	mutex_lock(&loop_mutex);
+	loop_devs[i] = ldev;
+	mutex_unlock(&loop_mutex);
+unlock:
+	mutex_unlock(&loop_plug_lock);
+	return ret;
 }
+
+static const struct kernel_param_ops loop_unplug_ops = {
+	.set = loop_param_unplug,
+};
+
+static const struct kernel_param_ops loop_plug_ops = {
+	.set = loop_param_plug,
+};
+
+module_param_cb(unplug, &loop_unplug_ops, NULL, 0200);
+MODULE_PARM_DESC(unplug, "write a device number to unregister that device");
+module_param_cb(plug, &loop_plug_ops, NULL, 0200);
+MODULE_PARM_DESC(plug, "write a device number to register that device again");
 
 static int __init loop_init(void)
 {
@@ -269,7 +338,9 @@ remove_devs:
 
 static void __exit loop_exit(void)
 {
+	mutex_lock(&loop_plug_lock);
 	loop_devs_remove();
+	mutex_unlock(&loop_plug_lock);
 	destroy_workqueue(loop_wq);
 }
 
