@@ -11,6 +11,14 @@
  * calls, and the work items of loop_wq that make upcalls and carry out
  * work requests. Posting, polling and arming run in any context under
  * the QP's and the CQ's spinlocks only; a CQ's lock nests inside a QP's.
+ *
+ * Upcalls (kiwi_cm_upcall()), kiwi_qp_event(), kiwi_cm_id_rem_ref() and
+ * CQ completion handlers are called with loop_mutex held. That is safe
+ * because the core only queues an upcall or an event (its handlers run
+ * from its own work, which may call loop's ops and so take loop_mutex)
+ * and a completion handler may not sleep. A core that ran a ULP's
+ * handler inline would deadlock here: a provider whose ops sleep on a
+ * lock its upcalls hold must not make upcalls under it.
  */
 #ifndef _KIWI_LOOP_H
 #define _KIWI_LOOP_H
@@ -267,8 +275,6 @@ struct loop_qp {
  * @ldev: the device
  * @id: the listening id
  * @addr: the address it listens on (the wildcard, or the device's)
- * @backlog: requests that may wait for an answer
- * @pending: requests waiting for an answer
  * @reqs: their passive endpoints
  */
 struct loop_listener {
@@ -276,8 +282,6 @@ struct loop_listener {
 	struct loop_dev *ldev;
 	struct kiwi_cm_id *id;
 	struct sockaddr_in addr;
-	int backlog;
-	int pending;
 	struct list_head reqs;
 };
 
@@ -308,7 +312,8 @@ struct loop_ev {
 };
 
 /**
- * struct loop_ep - one end of a connection; every field under loop_mutex
+ * struct loop_ep - one end of a connection; every field but @ref under
+ *	loop_mutex
  * @ref: its own (until its last event), its peer's, a queued work's
  * @ldev: the device
  * @dev_node: entry in &loop_dev.eps while it lives

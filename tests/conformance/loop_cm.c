@@ -14,8 +14,8 @@
  *
  *   accepted:  active CONNECT_REPLY(0); passive ESTABLISHED
  *   refused:   active CONNECT_REPLY(-ECONNREFUSED) (iw_reject with its
- *              private data, no listener, backlog full, the core refused
- *              the request, the listener went)
+ *              private data, no listener, the core refused the request
+ *              (its backlog full), the listener went)
  *   graceful:  the end whose QP went to SQD sees CLOSE(0) once both ends
  *              closed; the other DISCONNECT when the first end's send
  *              queue is done, then CLOSE(0) after its own close
@@ -70,7 +70,9 @@ static bool loop_listen_busy(struct loop_dev *ldev,
 /**
  * loop_create_listen() - iw_create_listen: listen on @id->local_addr
  * @id: the id
- * @backlog: requests that may wait for an answer
+ * @backlog: not used: the core keeps the backlog, refusing the
+ *	CONNECT_REQUEST upcalls beyond it, and a provider must not bound
+ *	its own queue by it too
  *
  * Context: process context.
  * Return: 0; -EAFNOSUPPORT unless IPv4; -EADDRNOTAVAIL for an address
@@ -97,7 +99,6 @@ int loop_create_listen(struct kiwi_cm_id *id, int backlog)
 	l->ldev = ldev;
 	l->id = id;
 	l->addr = *sin;
-	l->backlog = backlog > 0 ? backlog : KIWI_CM_DEFAULT_BACKLOG;
 	INIT_LIST_HEAD(&l->reqs);
 	mutex_lock(&loop_mutex);
 	if (loop_listen_busy(ldev, sin)) {
@@ -219,7 +220,6 @@ static void loop_request_start(struct loop_listener *l, struct loop_ep *aep,
 		memcpy(pep->pdata, param->private_data, pep->pdata_len);
 	pep->listener = l;
 	list_add_tail(&pep->lnode, &l->reqs);
-	l->pending++;
 	list_add_tail(&pep->dev_node, &l->ldev->eps);
 	loop_ep_link(aep, pep);
 	loop_ep_queue(pep, KIWI_CM_EVENT_CONNECT_REQUEST, 0, false);
@@ -256,7 +256,8 @@ static int loop_connect_locked(struct kiwi_cm_id *id,
 	list_add_tail(&aep->dev_node, &ldev->eps);
 
 	l = loop_listener_find(tdev, &aep->remote);
-	if (!l || l->pending >= l->backlog)
+	/* The backlog is the core's: its CONNECT_REQUEST refuses beyond it. */
+	if (!l)
 		loop_ep_fail_connect(aep, -ECONNREFUSED);
 	else
 		loop_request_start(l, aep, pep, param);

@@ -88,7 +88,7 @@ static int loop_defect_parse(void)
  * loop_dev_by_addr() - the device that answers for an IPv4 address
  * @addr: the address
  *
- * Context: loop_mutex held, which keeps the device registered.
+ * Context: loop_mutex held, which keeps the device from being freed.
  * Return: the device, or NULL if none does.
  */
 struct loop_dev *loop_dev_by_addr(__be32 addr)
@@ -207,8 +207,15 @@ static struct loop_dev *loop_dev_add(unsigned int i)
 	xa_init_flags(&ldev->mrs, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&ldev->listeners);
 	INIT_LIST_HEAD(&ldev->eps);
+	/* Published first: a client's add callback may connect to it. */
+	mutex_lock(&loop_mutex);
+	loop_devs[i] = ldev;
+	mutex_unlock(&loop_mutex);
 	ret = kiwi_register_device(&ldev->ibdev);
 	if (ret) {
+		mutex_lock(&loop_mutex);
+		loop_devs[i] = NULL;
+		mutex_unlock(&loop_mutex);
 		loop_dev_free(ldev);
 		return ERR_PTR(ret);
 	}
@@ -240,8 +247,10 @@ static void loop_devs_remove(void)
 		loop_dev_remove(i);
 }
 
-/* Serialises unplug and plug. */
+/* Serialises unplug and plug, and them against init and exit. */
 static DEFINE_MUTEX(loop_plug_lock);
+/* Between init and exit (loop_plug_lock): plug and unplug may run. */
+static bool loop_live;
 
 /*
  * Writing a device's number to the "unplug" parameter unregisters it,
@@ -259,9 +268,11 @@ static int loop_param_unplug(const char *val, const struct kernel_param *kp)
 	if (i >= LOOP_NR_DEVS)
 		return -EINVAL;
 	mutex_lock(&loop_plug_lock);
-	loop_dev_remove(i);
+	ret = loop_live ? 0 : -ENODEV;
+	if (!ret)
+		loop_dev_remove(i);
 	mutex_unlock(&loop_plug_lock);
-	return 0;
+	return ret;
 }
 
 static int loop_param_plug(const char *val, const struct kernel_param *kp)
@@ -275,16 +286,14 @@ static int loop_param_plug(const char *val, const struct kernel_param *kp)
 	if (i >= LOOP_NR_DEVS)
 		return -EINVAL;
 	mutex_lock(&loop_plug_lock);
+	ret = -ENODEV;
+	if (!loop_live)
+		goto unlock;
 	ret = -EEXIST;
 	if (loop_devs[i])	/* stable: its writers hold loop_plug_lock */
 		goto unlock;
 	ldev = loop_dev_add(i);
 	ret = PTR_ERR_OR_ZERO(ldev);
-	if (ret)
-		goto unlock;
-	mutex_lock(&loop_mutex);
-	loop_devs[i] = ldev;
-	mutex_unlock(&loop_mutex);
 unlock:
 	mutex_unlock(&loop_plug_lock);
 	return ret;
@@ -315,23 +324,25 @@ static int __init loop_init(void)
 	ret = loop_defect_parse();
 	if (ret)
 		return ret;
-	loop_wq = alloc_ordered_workqueue("kiwi_loop", 0);
+	/* It carries data a storage ULP may need to free memory. */
+	loop_wq = alloc_ordered_workqueue("kiwi_loop", WQ_MEM_RECLAIM);
 	if (!loop_wq)
 		return -ENOMEM;
+	mutex_lock(&loop_plug_lock);
 	for (i = 0; i < LOOP_NR_DEVS; i++) {
 		ldev = loop_dev_add(i);
 		if (IS_ERR(ldev)) {
 			ret = PTR_ERR(ldev);
 			goto remove_devs;
 		}
-		mutex_lock(&loop_mutex);
-		loop_devs[i] = ldev;
-		mutex_unlock(&loop_mutex);
 	}
+	loop_live = true;
+	mutex_unlock(&loop_plug_lock);
 	return 0;
 
 remove_devs:
 	loop_devs_remove();
+	mutex_unlock(&loop_plug_lock);
 	destroy_workqueue(loop_wq);
 	return ret;
 }
@@ -339,6 +350,7 @@ remove_devs:
 static void __exit loop_exit(void)
 {
 	mutex_lock(&loop_plug_lock);
+	loop_live = false;
 	loop_devs_remove();
 	mutex_unlock(&loop_plug_lock);
 	destroy_workqueue(loop_wq);

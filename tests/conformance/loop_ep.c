@@ -193,7 +193,6 @@ void loop_ep_unlisten(struct loop_ep *ep)
 	if (!ep->listener)
 		return;
 	list_del_init(&ep->lnode);
-	ep->listener->pending--;
 	ep->listener = NULL;
 }
 

@@ -131,11 +131,6 @@ struct ib_mr *loop_reg_sg_mr(struct ib_pd *pd, struct scatterlist *sgl,
 	return loop_mr_done(mr);
 }
 
-static void loop_mr_free_rcu(struct rcu_head *rcu)
-{
-	kfree(container_of(rcu, struct loop_mr, rcu));
-}
-
 void loop_dereg_mr(struct ib_mr *ibmr)
 {
 	struct loop_mr *mr = loop_mr(ibmr);
@@ -148,7 +143,7 @@ void loop_dereg_mr(struct ib_mr *ibmr)
 	kvfree(mr->pieces);
 	kfree(mr->pages);
 	kfree(mr->map);
-	call_rcu(&mr->rcu, loop_mr_free_rcu);	/* posts look it up by RCU */
+	kfree_rcu(mr, rcu);	/* posts look it up under RCU */
 }
 
 struct ib_mr *loop_alloc_mr(struct ib_pd *pd, u32 max_num_sg)

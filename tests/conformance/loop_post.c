@@ -98,6 +98,19 @@ static bool loop_reg_ok(struct loop_qp *qp, const struct ib_reg_wr *reg)
 	       (reg->access & IB_ACCESS_LOCAL_WRITE);
 }
 
+/* An RDMA READ's sink is named by STag on the wire: never the PD's
+ * local_dma_lkey, which no peer may use.
+ */
+static bool loop_read_sink_ok(const struct ib_send_wr *wr)
+{
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++)
+		if (wr->sg_list[i].lkey == LOOP_LOCAL_DMA_LKEY)
+			return false;
+	return true;
+}
+
 /* Is the request's opcode one the QP carries out, with these flags? */
 static int loop_send_check(struct loop_qp *qp, const struct ib_send_wr *wr)
 {
@@ -112,7 +125,7 @@ static int loop_send_check(struct loop_qp *qp, const struct ib_send_wr *wr)
 	case IB_WR_RDMA_WRITE:
 		return inl && !qp->max_inline ? -EINVAL : 0;
 	case IB_WR_RDMA_READ:	/* with ORD 0 it could never start */
-		return inl || !qp->ord ? -EINVAL : 0;
+		return inl || !qp->ord || !loop_read_sink_ok(wr) ? -EINVAL : 0;
 	case IB_WR_LOCAL_INV:
 		return inl || wr->num_sge ||
 		       !loop_stag_known(qp, wr->ex.invalidate_rkey) ?
