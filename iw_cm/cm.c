@@ -865,6 +865,30 @@ int kiwi_cm_live_ids(void)
 EXPORT_SYMBOL_IF_KUNIT(kiwi_cm_live_ids);
 
 /**
+ * kiwi_device_live_ids() - ids of a device allocated and not yet freed
+ * @dev: the device
+ *
+ * An id counts until its last reference goes, the provider's included:
+ * the conformance kit reads it to see that a provider let go of an id.
+ *
+ * Context: any context.
+ * Return: the number.
+ */
+int kiwi_device_live_ids(struct ib_device *dev)
+{
+	struct kiwi_cm_priv *priv;
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	list_for_each_entry(priv, &dev->ids, dev_node)
+		n++;
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_device_live_ids);
+
+/**
  * kiwi_cm_init() - module init: the id cache
  *
  * Context: module init.

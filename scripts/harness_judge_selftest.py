@@ -6,7 +6,8 @@ Made-up consoles with known answers: a declared splat is held to its suite
 and its exact count, as is a leak report of kiwi's; kmemleak turning
 itself off fails every VM; a tolerated report of Linux's siw stays
 tolerated when kiwi's test module only drives Linux's stack, and is not
-when the report's own backtrace runs through kiwi's modules. Runs in make check's static
+when the report's own backtrace runs through kiwi's modules; a case
+verdict debugfs lost is read from the console. Runs in make check's static
 stage; make harness-selftest proves the same rules on real VMs.
 """
 
@@ -127,6 +128,27 @@ class Judge(unittest.TestCase):
                             "disabled"]))
         self.assertEqual(len(got), 1)
         self.assertIn("kmemleak turned itself off", got[0])
+
+    def test_console_verdicts_by_level_and_window(self):
+        """Case lines at the suite's level, per test window; a
+        parameter's line (one level in) and another suite's are not."""
+        got = kiwi_vm.console_verdicts(ts([
+            "KIWI-BEGIN kiwi_conformance@loop",
+            "    # Subtest: kc_suite",
+            "        ok 1 first parameter",
+            "    ok 1 kc_a",
+            "    not ok 2 kc_b",
+            "    ok 3 kc_c # SKIP no scripts",
+            "    # Subtest: other_suite",
+            "    ok 1 x",
+            "KIWI-END kiwi_conformance@loop rc=0",
+            "    ok 4 outside",
+        ]), {"kc_suite"})
+        self.assertEqual(got, {
+            ("kiwi_conformance@loop", "kc_suite", 1): ("kc_a", "pass"),
+            ("kiwi_conformance@loop", "kc_suite", 2): ("kc_b", "fail"),
+            ("kiwi_conformance@loop", "kc_suite", 3): ("kc_c", "skip"),
+        })
 
 
 if __name__ == "__main__":

@@ -446,6 +446,46 @@ def scan_console(lines, expected, ran, suites=()):
     return problems
 
 
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\] ?")
+
+
+def console_verdicts(lines, suites):
+    """{(test, suite, number): (name, status)} of the suite-level case
+    lines KUnit printed on the console, within each test's window.
+
+    KUnit 6.1 keeps 512 bytes of a case's log for debugfs: a case with
+    many failed expectations (or the case after it) can lose its verdict
+    line there, while the console has it. judge() reads a verdict from
+    here only for a case debugfs has no result for.
+    """
+    out = {}
+    window = suite = None
+    for raw in lines:
+        # the timestamp and its one space only: the indent tells levels
+        line = TIMESTAMP.sub("", raw.rstrip("\n"))
+        m = MARK.search(line.strip())
+        if m:
+            if m.group(1) == "BEGIN":
+                window = m.group(2)
+            elif m.group(1) == "END":
+                window = None
+            suite = None
+            continue
+        m = SUBTEST.search(line)
+        if m:
+            suite = m.group(1) if m.group(1) in suites else None
+            continue
+        if not window or not suite or not line.startswith("    ") or \
+                line.startswith("     "):
+            continue
+        m = CASE.match(line.strip())
+        if m:
+            status = "fail" if m.group(1) == "not ok" else (
+                "skip" if m.group(5) else "pass")
+            out[(window, suite, int(m.group(2)))] = (m.group(3), status)
+    return out
+
+
 def step_problems(st, names):
     """Problems of the steps @names of a demo-style VM: a step that never
     ran, or ended non-zero (with what it said). @st holds "ends" (step:
@@ -490,6 +530,8 @@ def judge(args, out_dir, timeouts):
 
     rows = []
     passed = failed = skipped = 0
+    verdicts = console_verdicts(console,
+                                {name for _, name in state["suites"]})
     for t in tests:
         suites = [s for s in state["suites"] if s[0] == t]
         if t not in state["tests"]:
@@ -504,6 +546,8 @@ def judge(args, out_dir, timeouts):
             cases, complete, planned = parse_ktap(state["suites"][key])
             counts = {"pass": 0, "fail": 0, "skip": 0, "missing": 0}
             for n, name, status, _ in cases:
+                if status == "missing" and (t, key[1], n) in verdicts:
+                    name, status = verdicts[(t, key[1], n)]
                 counts[status] += 1
                 if status in ("fail", "missing"):
                     what = "failed" if status == "fail" else "no result"

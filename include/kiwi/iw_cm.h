@@ -279,6 +279,7 @@ const char *kiwi_cm_event_name(enum kiwi_cm_event_type event);
 /* Test hooks: exported to KUnit suites only (EXPORTED_FOR_KUNIT_TESTING). */
 void kiwi_cm_id_flush(struct kiwi_cm_id *id);
 int kiwi_cm_live_ids(void);
+int kiwi_device_live_ids(struct ib_device *dev);
 void kiwi_fault_fail_nth(int nth);
 int kiwi_fault_remaining(void);
 void kiwi_fault_hook_nth(int nth, void (*fn)(void *data), void *data);

@@ -33,6 +33,7 @@
  * @addr: its IPv4 address, port 0
  * @pd: the case's PD on it
  * @violations: the device's protocol_violations when the case began
+ * @live_ids: kiwi_device_live_ids() then
  */
 struct kc_side {
 	const char *name;
@@ -40,6 +41,7 @@ struct kc_side {
 	struct sockaddr_in addr;
 	struct ib_pd *pd;
 	unsigned long violations;
+	int live_ids;
 };
 
 /**
@@ -129,7 +131,6 @@ struct kc_buf {
  * @unplugged: side b's device is away (kc_unregister_live()); the case's
  *	end brings it back
  * @port: this case's TCP port
- * @live_ids: kiwi_cm_live_ids() when the case began
  */
 struct kc {
 	struct kunit *test;
@@ -165,7 +166,6 @@ struct kc {
 	bool overflow;
 	bool unplugged;
 	u16 port;
-	int live_ids;
 };
 
 /**
@@ -244,7 +244,8 @@ const struct kc_ev *kc_wait(struct kc *t, struct kiwi_cm_id *id, u8 event);
 const struct kc_ev *kc_wait_nth(struct kc *t, struct kiwi_cm_id *id,
 				u8 event, int n);
 int kc_nevents(struct kc *t, struct kiwi_cm_id *id, u8 event);
-bool kc_wait_live(struct kc *t, int live);
+void kc_live(struct kc *t, int live[2]);
+int kc_wait_live(struct kc *t, const int base[2]);
 bool kc_wait_qp_event(struct kc *t, struct ib_qp *qp,
 		      enum ib_event_type type);
 void kc_destroy_cq(struct kc *t, struct ib_cq *cq);

@@ -269,18 +269,30 @@ static void kc_sides_desc(const bool *v, char *desc)
 
 KUNIT_ARRAY_PARAM(kc_first, kc_sides_cases, kc_sides_desc);
 
-/* Two receives outstanding on each QP, watched at CLOSE. */
-static void kc_close_prepare(struct kc *t, struct kc_conn *c)
+/*
+ * A connection with two receives outstanding on each QP, watched at
+ * CLOSE, and @mode's disconnect from the side the parameter names:
+ * *@first is that side's id, *@other the other's.
+ */
+static void kc_close_start(struct kunit *test, struct kc_conn *c,
+			   enum kiwi_cm_disconnect_mode mode,
+			   struct kiwi_cm_id **first, struct kiwi_cm_id **other)
 {
+	const bool *passive = test->param_value;
+	struct kc *t = kc_of(test);
 	struct kc_buf *ba = kc_buf(t, &t->a, 64), *bb = kc_buf(t, &t->b, 64);
 	int i;
 
+	kc_connected(t, c, NULL);
 	for (i = 0; i < 2; i++) {
 		kc_post_recv(t, c->qa, i, ba, 64);
 		kc_post_recv(t, c->qb, i, bb, 64);
 	}
 	kc_watch_close(t, c->a, c->qa);
 	kc_watch_close(t, c->b, c->qb);
+	*first = *passive ? c->b : c->a;
+	*other = *passive ? c->a : c->b;
+	KUNIT_ASSERT_EQ(test, kiwi_cm_disconnect(*first, mode), 0);
 }
 
 static void kc_expect_flushed(struct kunit *test, const struct kc_ev *r)
@@ -304,13 +316,7 @@ static void kc_graceful_close(struct kunit *test)
 	struct kc_conn c = {};
 	char got[8];
 
-	kc_connected(t, &c, NULL);
-	kc_close_prepare(t, &c);
-	first = *passive ? c.b : c.a;
-	other = *passive ? c.a : c.b;
-	KUNIT_ASSERT_EQ(test, kiwi_cm_disconnect(first,
-						 KIWI_CM_DISCONNECT_GRACEFUL),
-			0);
+	kc_close_start(test, &c, KIWI_CM_DISCONNECT_GRACEFUL, &first, &other);
 	KUNIT_ASSERT_NOT_NULL(test, kc_wait(t, other,
 					    KIWI_CM_EVENT_DISCONNECT));
 	KUNIT_EXPECT_EQ(test, kiwi_cm_disconnect(other,
@@ -336,20 +342,13 @@ static void kc_graceful_close(struct kunit *test)
  */
 static void kc_abortive_close(struct kunit *test)
 {
-	const bool *passive = test->param_value;
 	struct kc *t = kc_of(test);
 	struct kiwi_cm_id *first, *other;
 	const struct kc_ev *r;
 	struct kc_conn c = {};
 	char got[8];
 
-	kc_connected(t, &c, NULL);
-	kc_close_prepare(t, &c);
-	first = *passive ? c.b : c.a;
-	other = *passive ? c.a : c.b;
-	KUNIT_ASSERT_EQ(test, kiwi_cm_disconnect(first,
-						 KIWI_CM_DISCONNECT_ABORTIVE),
-			0);
+	kc_close_start(test, &c, KIWI_CM_DISCONNECT_ABORTIVE, &first, &other);
 	r = kc_wait(t, first, KIWI_CM_EVENT_CLOSE);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	kc_expect_flushed(test, r);
@@ -560,10 +559,10 @@ static void kc_reconnect(struct kunit *test)
 {
 	struct kc *t = kc_of(test);
 	struct kc_conn c = {};
-	int live, i;
+	int live[2], extra, i;
 
 	kc_listen(t, 8);
-	live = kiwi_cm_live_ids();
+	kc_live(t, live);
 	for (i = 0; i < 8; i++) {
 		kc_pdata_round(t, 0, true, &c);
 		KUNIT_ASSERT_EQ(test,
@@ -578,10 +577,58 @@ static void kc_reconnect(struct kunit *test)
 		kc_destroy_id(t, c.a);
 		kc_destroy_qp(t, c.qa);
 		kc_destroy_qp(t, c.qb);
-		KUNIT_ASSERT_TRUE_MSG(test, kc_wait_live(t, live),
-				      "round %d: %d ids alive, %d before", i,
-				      kiwi_cm_live_ids(), live);
+		extra = kc_wait_live(t, live);
+		KUNIT_ASSERT_EQ_MSG(test, extra, 0,
+				    "round %d: ids still alive once destroyed",
+				    i);
 	}
+}
+
+/* A second listener on a port taken is refused; the first keeps it. */
+static void kc_listen_taken(struct kunit *test)
+{
+	struct kc *t = kc_of(test);
+	struct kiwi_cm_id *second;
+	struct sockaddr_in *sin;
+	struct kc_conn c = {};
+
+	c.listener = kc_listen(t, 8);
+	second = kc_id(t, &t->b);
+	sin = (struct sockaddr_in *)&second->local_addr;
+	*sin = t->b.addr;
+	sin->sin_port = htons(t->port);
+	KUNIT_EXPECT_LT(test, kiwi_cm_listen(second, 8), 0);
+	kc_connected(t, &c, NULL);
+	KUNIT_EXPECT_EQ(test, kc_nevents(t, second,
+					 KIWI_CM_EVENT_CONNECT_REQUEST), 0);
+}
+
+/* An accept naming no QP of the device is refused and leaves the request
+ * to be answered again: accepted with a real QP, it connects.
+ */
+static void kc_accept_bad_qp(struct kunit *test)
+{
+	struct kc *t = kc_of(test);
+	struct ib_qp *qa = kc_qp(t, &t->a, NULL), *qb = kc_qp(t, &t->b, NULL);
+	struct kiwi_conn_param p = {
+		.ird = kc_depth(&t->b), .ord = kc_depth(&t->b),
+		.qpn = 0xfffffe,
+	};
+	const struct kc_ev *q, *r;
+	struct kiwi_cm_id *a;
+
+	kc_listen(t, 8);
+	a = kc_connect(t, qa, t->port, NULL, 0);
+	q = kc_wait(t, NULL, KIWI_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_LT(test, kiwi_cm_accept(q->id, &p), 0);
+	p.qpn = qb->qp_num;
+	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(q->id, &p), 0);
+	KUNIT_EXPECT_NOT_NULL(test, kc_wait(t, q->id,
+					    KIWI_CM_EVENT_ESTABLISHED));
+	r = kc_wait(t, a, KIWI_CM_EVENT_CONNECT_REPLY);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, 0);
 }
 
 static struct kunit_case kc_cm_cases[] = {
@@ -598,6 +645,8 @@ static struct kunit_case kc_cm_cases[] = {
 	KUNIT_CASE(kc_backlog),
 	KUNIT_CASE_PARAM(kc_destroy_order, kc_order_gen_params),
 	KUNIT_CASE(kc_reconnect),
+	KUNIT_CASE(kc_listen_taken),
+	KUNIT_CASE(kc_accept_bad_qp),
 	KUNIT_CASE(kc_unregister_live),
 	{}
 };

@@ -546,31 +546,46 @@ void kc_settle(struct kc *t)
 	msleep(KC_SETTLE_MS);
 }
 
-/* Ids are freed when the provider drops its last reference: no event
- * tells, so kc_wait_live() polls.
+/**
+ * kc_live() - the ids alive on the case's devices
+ * @t: the fixture
+ * @live: filled: side a's device's, side b's (0 if it is side a's, or
+ *	if the case holds no reference on it)
  */
-static int kc_live_extra(int live)
+void kc_live(struct kc *t, int live[2])
 {
-	return kiwi_cm_live_ids() - live;
+	live[0] = t->a.dev ? kiwi_device_live_ids(t->a.dev) : 0;
+	live[1] = t->b.dev && t->b.dev != t->a.dev ?
+		  kiwi_device_live_ids(t->b.dev) : 0;
+}
+
+static int kc_live_extra(struct kc *t, const int base[2])
+{
+	int now[2];
+
+	kc_live(t, now);
+	return max(now[0] - base[0], 0) + max(now[1] - base[1], 0);
 }
 
 /**
- * kc_wait_live() - wait until no more ids live than @live
+ * kc_wait_live() - wait until no more ids live on the devices than @base
  * @t: the fixture
- * @live: a kiwi_cm_live_ids() taken earlier
+ * @base: a kc_live() taken earlier
  *
- * Return: whether that happened within KC_WAIT_MS.
+ * Ids are freed when the provider drops its last reference: no event
+ * tells, so this polls, for up to KC_WAIT_MS.
+ *
+ * Return: how many more are alive than @base then (0: none).
  */
-bool kc_wait_live(struct kc *t, int live)
+int kc_wait_live(struct kc *t, const int base[2])
 {
 	unsigned long end = jiffies + msecs_to_jiffies(KC_WAIT_MS);
+	int extra;
 
-	while (kc_live_extra(live) > 0) {
-		if (time_after(jiffies, end))
-			return false;
+	while ((extra = kc_live_extra(t, base)) > 0 &&
+	       time_before(jiffies, end))
 		msleep(20);
-	}
-	return true;
+	return extra;
 }
 
 /* Take the newest id of the case on @dev (any if NULL) off its list. */

@@ -117,6 +117,7 @@ int kc_side_get(struct kunit *test, struct kc_side *s)
 		return -ENODEV;
 	}
 	s->violations = kiwi_device_counter(s->dev, KIWI_DEV_CNT_VIOLATIONS);
+	s->live_ids = kiwi_device_live_ids(s->dev);
 	s->pd = ib_alloc_pd(s->dev, 0);
 	if (IS_ERR(s->pd)) {
 		kunit_err(test, "%s: ib_alloc_pd: %ld\n", s->name,
@@ -156,7 +157,6 @@ int kc_case_init(struct kunit *test)
 	t->a = kc_sides[0];
 	t->b = kc_sides[1];
 	t->port = kc_port_base + atomic_inc_return(&kc_next_port);
-	t->live_ids = kiwi_cm_live_ids();
 	test->priv = t;
 	ret = kc_side_get(test, &t->a);
 	if (!ret)
@@ -202,8 +202,7 @@ void kc_case_exit(struct kunit *test)
 	complete_all(&t->release);
 	kc_release(t, NULL);
 	kc_replug(t);
-	kc_wait_live(t, t->live_ids);
-	extra = kiwi_cm_live_ids() - t->live_ids;
+	extra = kc_wait_live(t, (int []){ t->a.live_ids, t->b.live_ids });
 	KUNIT_EXPECT_LE_MSG(test, extra, 0,
 			    "%d cm_ids still alive %d ms after they were destroyed: the provider did not drop its references (ref-balance)",
 			    extra, KC_WAIT_MS);

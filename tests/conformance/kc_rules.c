@@ -51,6 +51,7 @@ static const struct kc_rule kc_rules[] = {
 	{ "verbs-missed-events", "kc_missed_events" },
 	{ "verbs-cq-overflow", "kc_cq_overflow" },
 	{ "verbs-bad-input", "kc_bad_input" },
+	{ "cm-bad-input", "kc_listen_taken kc_accept_bad_qp" },
 };
 
 static bool kc_word_in(const char *words, const char *word)

@@ -258,15 +258,21 @@ static bool loop_live;
  * it); writing it to "plug" registers it again. The conformance kit's
  * unplug_b= and plug_b= scripts use them.
  */
+/* A device number written to plug or unplug. */
+static int loop_param_dev(const char *val, unsigned int *i)
+{
+	int ret = kstrtouint(val, 0, i);
+
+	return ret ?: *i < LOOP_NR_DEVS ? 0 : -EINVAL;
+}
+
 static int loop_param_unplug(const char *val, const struct kernel_param *kp)
 {
 	unsigned int i;
-	int ret = kstrtouint(val, 0, &i);
+	int ret = loop_param_dev(val, &i);
 
 	if (ret)
 		return ret;
-	if (i >= LOOP_NR_DEVS)
-		return -EINVAL;
 	mutex_lock(&loop_plug_lock);
 	ret = loop_live ? 0 : -ENODEV;
 	if (!ret)
@@ -279,12 +285,10 @@ static int loop_param_plug(const char *val, const struct kernel_param *kp)
 {
 	struct loop_dev *ldev;
 	unsigned int i;
-	int ret = kstrtouint(val, 0, &i);
+	int ret = loop_param_dev(val, &i);
 
 	if (ret)
 		return ret;
-	if (i >= LOOP_NR_DEVS)
-		return -EINVAL;
 	mutex_lock(&loop_plug_lock);
 	ret = -ENODEV;
 	if (!loop_live)

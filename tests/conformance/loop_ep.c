@@ -8,6 +8,21 @@
  * work item (loop_wq), in order, under loop_mutex. Before the terminal
  * event of an end (CLOSE, or a failed CONNECT_REPLY) its QP is in ERROR
  * and flushed, and so is the other end's when the connection ended.
+ *
+ * How an endpoint lets go of what it holds, smallest step first:
+ *
+ *   loop_ep_unbind()        its QP: to ERROR, flushed, unpinned
+ *   loop_ep_unlink()        its peer: each drops the other's reference
+ *   loop_ep_unlisten()      its listener's list of requests
+ *   loop_ep_done()          the device's list and its own reference
+ *   loop_ep_let_go()        the id (kiwi_cm_id_rem_ref()), then done;
+ *                           after the id's last event only
+ *   loop_ep_release()       a request never accepted: unlisten, unlink,
+ *                           done (it holds no id)
+ *   loop_ep_fail_connect()  an active end's attempt failed: unbind, then
+ *                           the last event CONNECT_REPLY(status)
+ *   loop_ep_finish()        a connected end is over: unbind, then the
+ *                           last event CLOSE(status)
  */
 #include <linux/slab.h>
 #include <linux/string.h>

@@ -74,6 +74,16 @@ static struct ib_mr *loop_mr_done(struct loop_mr *mr)
 	return &mr->ibmr;
 }
 
+/**
+ * loop_reg_kernel_mr() - reg_kernel_mr: register kernel memory
+ * @pd: the PD
+ * @addr: the memory's kernel address, also the MR's iova
+ * @length: its length
+ * @access: IB_ACCESS_* rights
+ *
+ * Context: process context.
+ * Return: the MR, or an ERR_PTR().
+ */
 struct ib_mr *loop_reg_kernel_mr(struct ib_pd *pd, void *addr, size_t length,
 				 u32 access)
 {
@@ -111,6 +121,18 @@ static u32 loop_mr_fill_pieces(struct loop_mr *mr, struct scatterlist *sgl,
 	return p - mr->pieces;
 }
 
+/**
+ * loop_reg_sg_mr() - reg_sg_mr: register a scatterlist at @iova
+ * @pd: the PD
+ * @sgl: the list (the caller's: what is needed is copied)
+ * @nents: its entries
+ * @length: bytes
+ * @iova: the tagged offset of the first byte
+ * @access: IB_ACCESS_* rights
+ *
+ * Context: process context.
+ * Return: the MR, or an ERR_PTR().
+ */
 struct ib_mr *loop_reg_sg_mr(struct ib_pd *pd, struct scatterlist *sgl,
 			     unsigned int nents, u64 length, u64 iova,
 			     u32 access)
@@ -131,6 +153,12 @@ struct ib_mr *loop_reg_sg_mr(struct ib_pd *pd, struct scatterlist *sgl,
 	return loop_mr_done(mr);
 }
 
+/**
+ * loop_dereg_mr() - dereg_mr: the STag goes at once, the memory after RCU
+ * @ibmr: the MR
+ *
+ * Context: process context.
+ */
 void loop_dereg_mr(struct ib_mr *ibmr)
 {
 	struct loop_mr *mr = loop_mr(ibmr);
@@ -146,6 +174,14 @@ void loop_dereg_mr(struct ib_mr *ibmr)
 	kfree_rcu(mr, rcu);	/* posts look it up under RCU */
 }
 
+/**
+ * loop_alloc_mr() - alloc_mr: an invalid fast-registration MR
+ * @pd: the PD
+ * @max_num_sg: pages it may map
+ *
+ * Context: process context.
+ * Return: the MR, or an ERR_PTR().
+ */
 struct ib_mr *loop_alloc_mr(struct ib_pd *pd, u32 max_num_sg)
 {
 	struct loop_mr *mr;
@@ -175,6 +211,17 @@ static int loop_mr_set_page(struct ib_mr *ibmr, u64 addr)
 	return 0;
 }
 
+/**
+ * loop_map_mr_sg() - map_mr_sg: the page list of the next IB_WR_REG_MR
+ * @ibmr: the MR
+ * @sg: the DMA-mapped list
+ * @sg_nents: its entries
+ * @sg_offset: where to start in the first, or NULL
+ *
+ * Context: process context.
+ * Return: entries mapped (fewer than @sg_nents when the MR is full), or
+ * a negative errno.
+ */
 int loop_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset)
 {

@@ -247,6 +247,19 @@ static void loop_post_flushed(struct loop_qp *qp, bool send, u64 wr_id,
 	loop_qp_report(qp, send, &wqe, IB_WC_WR_FLUSH_ERR, 0, 0, 0, false);
 }
 
+/**
+ * loop_post_send() - post_send: queue send work requests
+ * @ibqp: the QP
+ * @wr: the chain
+ * @bad_wr: set to the first request refused
+ *
+ * Checked and queued here, carried out in order by the QP's work; a QP
+ * in ERROR completes them at once with IB_WC_WR_FLUSH_ERR.
+ *
+ * Context: any context; never sleeps.
+ * Return: 0, -EINVAL for a request the QP cannot carry out, or -ENOMEM
+ * when the send queue is full.
+ */
 int loop_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr)
 {
@@ -303,6 +316,15 @@ static int loop_rq_add(struct loop_qp *qp, const struct ib_recv_wr *wr)
 	return 0;
 }
 
+/**
+ * loop_post_recv() - post_recv: queue receives
+ * @ibqp: the QP
+ * @wr: the chain
+ * @bad_wr: set to the first request refused
+ *
+ * Context: any context; never sleeps.
+ * Return: 0, -EINVAL for a bad SGE, or -ENOMEM when the queue is full.
+ */
 int loop_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr)
 {

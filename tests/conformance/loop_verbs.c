@@ -39,6 +39,12 @@ full:
 	return ERR_PTR(-ENOSPC);
 }
 
+/**
+ * loop_destroy_cq() - destroy_cq: free a CQ no QP uses any more
+ * @ibcq: the CQ
+ *
+ * Context: process context.
+ */
 void loop_destroy_cq(struct ib_cq *ibcq)
 {
 	struct loop_cq *cq = loop_cq(ibcq);
@@ -48,6 +54,16 @@ void loop_destroy_cq(struct ib_cq *ibcq)
 	kfree(cq);
 }
 
+/**
+ * loop_poll_cq() - poll_cq: take up to @num_entries completions
+ * @ibcq: the CQ
+ * @num_entries: room in @wc
+ * @wc: where they go
+ *
+ * Context: any context; never sleeps (the CQ's spinlock only).
+ * Return: completions taken, -EOVERFLOW once the CQ overflowed and is
+ * empty, or -EINVAL for a negative @num_entries.
+ */
 int loop_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct loop_cq *cq = loop_cq(ibcq);
@@ -68,6 +84,16 @@ int loop_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	return n;
 }
 
+/**
+ * loop_req_notify_cq() - req_notify_cq: arm the completion handler
+ * @ibcq: the CQ
+ * @flags: IB_CQ_NEXT_COMP or IB_CQ_SOLICITED, and
+ *	IB_CQ_REPORT_MISSED_EVENTS
+ *
+ * Context: any context; never sleeps.
+ * Return: 1 if IB_CQ_REPORT_MISSED_EVENTS was asked and completions
+ * wait, 0, or -EINVAL for other flags.
+ */
 int loop_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	unsigned int which = flags & IB_CQ_SOLICITED_MASK;
@@ -181,6 +207,15 @@ static int loop_qp_init(struct loop_qp *qp, const struct ib_qp_init_attr *init)
 	return qp->inl ? 0 : -ENOMEM;
 }
 
+/**
+ * loop_create_qp() - create_qp: a QP of @pd holding the creator's reference
+ * @pd: its PD
+ * @init: queue sizes, CQs, signalling, inline data
+ *
+ * Context: process context.
+ * Return: the QP, or an ERR_PTR(): -EINVAL for more inline data than
+ * the device offers, -ENOMEM, or loop_qp_init()'s error.
+ */
 struct ib_qp *loop_create_qp(struct ib_pd *pd,
 			     const struct ib_qp_init_attr *init)
 {
@@ -245,16 +280,39 @@ void loop_qp_put(struct loop_qp *qp)
 		loop_qp_free(qp);
 }
 
+/**
+ * loop_add_ref() - iw_add_ref: the core pins the QP for a connection
+ * @ibqp: the QP
+ *
+ * Context: any context.
+ */
 void loop_add_ref(struct ib_qp *ibqp)
 {
 	loop_qp_get(loop_qp(ibqp));
 }
 
+/**
+ * loop_rem_ref() - iw_rem_ref: drop a pin; the last reference frees the QP
+ * @ibqp: the QP
+ *
+ * The QP is freed here or in loop_destroy_qp(), whichever drops the last
+ * reference: the ULP may destroy the QP before or after its cm_id.
+ *
+ * Context: process context, no spinlock held.
+ */
 void loop_rem_ref(struct ib_qp *ibqp)
 {
 	loop_qp_put(loop_qp(ibqp));
 }
 
+/**
+ * loop_get_qp() - iw_get_qp: find a QP by number, taking no reference
+ * @ibdev: the device
+ * @qpn: its number
+ *
+ * Context: any context; never sleeps.
+ * Return: the QP, or NULL.
+ */
 struct ib_qp *loop_get_qp(struct ib_device *ibdev, u32 qpn)
 {
 	struct loop_qp *qp = xa_load(&loop_dev(ibdev)->qps, qpn);
@@ -359,6 +417,20 @@ void loop_qp_error(struct loop_qp *qp)
 		loop_qp_notify(qp);
 }
 
+/**
+ * loop_modify_qp() - modify_qp: access rights, and the state changes the
+ *	core asks for
+ * @ibqp: the QP
+ * @attr: the new attributes
+ * @mask: which ones (IB_QP_STATE, IB_QP_ACCESS_FLAGS)
+ *
+ * IB_QPS_SQD closes the connection gracefully, IB_QPS_ERR aborts it; in
+ * ERROR every outstanding work request is flushed before the terminal
+ * CLOSE is queued.
+ *
+ * Context: process context.
+ * Return: 0 or -EINVAL.
+ */
 int loop_modify_qp(struct ib_qp *ibqp, const struct ib_qp_attr *attr,
 		   int mask)
 {
@@ -390,6 +462,14 @@ int loop_modify_qp(struct ib_qp *ibqp, const struct ib_qp_attr *attr,
 	return ret;
 }
 
+/**
+ * loop_query_qp() - query_qp: state, rights, queue sizes, IRD and ORD
+ * @ibqp: the QP
+ * @attr: filled
+ *
+ * Context: process context.
+ * Return: 0.
+ */
 int loop_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr)
 {
 	struct loop_qp *qp = loop_qp(ibqp);
@@ -412,6 +492,15 @@ int loop_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr)
 	return 0;
 }
 
+/**
+ * loop_destroy_qp() - destroy_qp: flush the QP, drop the creator's reference
+ * @ibqp: the QP
+ *
+ * The QP is not freed here unless this was its last reference (see
+ * loop_rem_ref()).
+ *
+ * Context: process context.
+ */
 void loop_destroy_qp(struct ib_qp *ibqp)
 {
 	struct loop_qp *qp = loop_qp(ibqp);
