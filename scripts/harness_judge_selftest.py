@@ -135,6 +135,7 @@ class Judge(unittest.TestCase):
         got = kiwi_vm.console_verdicts(ts([
             "KIWI-BEGIN kiwi_conformance@loop",
             "    # Subtest: kc_suite",
+            "        # Subtest: kc_a",
             "        ok 1 first parameter",
             "    ok 1 kc_a",
             "    not ok 2 kc_b",

@@ -472,7 +472,7 @@ def console_verdicts(lines, suites):
             suite = None
             continue
         m = SUBTEST.search(line)
-        if m:
+        if m and line.startswith("    #"):	# a suite's, not a parameter's
             suite = m.group(1) if m.group(1) in suites else None
             continue
         if not window or not suite or not line.startswith("    ") or \
