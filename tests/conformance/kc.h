@@ -249,9 +249,7 @@ int kc_wait_live(struct kc *t, const int base[2]);
 bool kc_wait_qp_event(struct kc *t, struct ib_qp *qp,
 		      enum ib_event_type type);
 void kc_destroy_cq(struct kc *t, struct ib_cq *cq);
-bool kc_wait_n(struct kc *t, struct kiwi_cm_id *id, int n);
 void kc_events(struct kc *t, struct kiwi_cm_id *id, char *buf, size_t len);
-const struct kc_ev *kc_last(struct kc *t, struct kiwi_cm_id *id, u8 event);
 void kc_settle(struct kc *t);
 void kc_release(struct kc *t, struct ib_device *dev);
 

@@ -467,31 +467,6 @@ int kc_nevents(struct kc *t, struct kiwi_cm_id *id, u8 event)
 	return n;
 }
 
-static int kc_count(struct kc *t, struct kiwi_cm_id *id)
-{
-	int i, n = 0;
-
-	spin_lock_irq(&t->lock);
-	for (i = 0; i < t->nev; i++)
-		n += !id || t->evs[i].id == id;
-	spin_unlock_irq(&t->lock);
-	return n;
-}
-
-/**
- * kc_wait_n() - wait until @id (or all ids, if NULL) got @n events
- * @t: the fixture
- * @id: the id
- * @n: the number
- *
- * Return: whether they came within KC_WAIT_MS.
- */
-bool kc_wait_n(struct kc *t, struct kiwi_cm_id *id, int n)
-{
-	return wait_event_timeout(t->wq, kc_count(t, id) >= n,
-				  msecs_to_jiffies(KC_WAIT_MS));
-}
-
 /**
  * kc_events() - the events an id got, as letters in delivery order
  * @t: the fixture
@@ -512,27 +487,6 @@ void kc_events(struct kc *t, struct kiwi_cm_id *id, char *buf, size_t len)
 			buf[k++] = letters[t->evs[i].event];
 	spin_unlock_irq(&t->lock);
 	buf[k] = '\0';
-}
-
-/**
- * kc_last() - the last event of a type on an id
- * @t: the fixture
- * @id: the id
- * @event: the type
- *
- * Return: the event, or NULL.
- */
-const struct kc_ev *kc_last(struct kc *t, struct kiwi_cm_id *id, u8 event)
-{
-	const struct kc_ev *r = NULL;
-	int i;
-
-	spin_lock_irq(&t->lock);
-	for (i = 0; i < t->nev; i++)
-		if (t->evs[i].id == id && t->evs[i].event == event)
-			r = &t->evs[i];
-	spin_unlock_irq(&t->lock);
-	return r;
 }
 
 /**
