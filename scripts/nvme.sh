@@ -50,4 +50,4 @@ python3 "$top/scripts/nvme_vm.py" --kernel "$kdir/arch/x86/boot/bzImage" \
 	--initrd "$dir/initramfs.cpio.gz" --out "$dir" \
 	--summary "$dir/summary" \
 	--boot-timeout "${KIWI_BOOT_TIMEOUT:-180}" \
-	--suite-timeout "${KIWI_SUITE_TIMEOUT:-300}"
+	--suite-timeout "${KIWI_SUITE_TIMEOUT:-600}"
