@@ -2,10 +2,12 @@
 /*
  * Asynchronous events. QP events: a provider raises them from any
  * context, the QP's event_handler hears them in process context, never
- * after ib_destroy_qp() returned. Device events: a provider raises them
- * from any context, every registered ib_event_handler of the device hears
- * them in process context, never after its unregistration returned.
- * Events of one QP, or of one device, are delivered one at a time. A QP
+ * after ib_destroy_qp() returned. CQ events (IB_EVENT_CQ_ERR) likewise:
+ * the CQ's event_handler hears them, never after ib_destroy_cq() or
+ * ib_free_cq() returned. Device events: a provider raises them from any
+ * context, every registered ib_event_handler of the device hears them in
+ * process context, never after its unregistration returned. Events of
+ * one QP, one CQ or one device are delivered one at a time. A QP or CQ
  * event raised again before its delivery is delivered once; a device's
  * events are delivered in the order they were raised (a port's down and
  * up both arrive, the last one last).
@@ -108,6 +110,91 @@ void kiwi_qp_event(struct ib_qp *qp, enum ib_event_type type)
 	spin_unlock_irqrestore(&qp->ev_lock, flags);
 }
 EXPORT_SYMBOL_GPL(kiwi_qp_event);
+
+static void kiwi_cq_event_work(struct work_struct *work)
+{
+	struct ib_cq *cq = container_of(work, struct ib_cq, ev_work);
+	struct ib_event ev = {
+		.device = cq->device,
+		.element.cq = cq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+	unsigned long flags;
+	bool pending;
+
+	spin_lock_irqsave(&cq->ev_lock, flags);
+	pending = cq->ev_pending && !cq->ev_dead;
+	cq->ev_pending = false;
+	spin_unlock_irqrestore(&cq->ev_lock, flags);
+	if (pending)
+		cq->event_handler(&ev, cq->cq_context);
+}
+
+/**
+ * kiwi_cq_event_init() - prepare a new CQ for asynchronous events
+ * @cq: the CQ, not yet used by any QP
+ *
+ * Context: any context.
+ */
+void kiwi_cq_event_init(struct ib_cq *cq)
+{
+	spin_lock_init(&cq->ev_lock);
+	cq->ev_pending = false;
+	cq->ev_dead = false;
+	INIT_WORK(&cq->ev_work, kiwi_cq_event_work);
+}
+
+/**
+ * kiwi_cq_event_stop() - no more asynchronous events for a CQ
+ * @cq: the CQ
+ * @sync: wait for a delivery in progress (not from the CQ's handler)
+ *
+ * After a synchronous stop no handler of @cq runs.
+ *
+ * Context: process context if @sync, else any context.
+ */
+void kiwi_cq_event_stop(struct ib_cq *cq, bool sync)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->ev_lock, flags);
+	cq->ev_dead = true;
+	cq->ev_pending = false;
+	spin_unlock_irqrestore(&cq->ev_lock, flags);
+	if (sync)
+		cancel_work_sync(&cq->ev_work);
+	else
+		cancel_work(&cq->ev_work);
+}
+
+/**
+ * kiwi_cq_event() - raise IB_EVENT_CQ_ERR on a CQ
+ * @cq: a CQ of the caller's device, whose memory the caller keeps valid
+ *	during the call
+ * @type: IB_EVENT_CQ_ERR (the CQ overflowed: a completion was lost); any
+ *	other value is a provider bug, warned about once and dropped
+ *
+ * The CQ's event_handler hears it in process context, unless the CQ has
+ * none or is being destroyed: ib_destroy_cq() and ib_free_cq() end
+ * delivery. Raise it once per overflow, not once per lost completion;
+ * raising it again before its delivery does nothing.
+ *
+ * Context: any context.
+ */
+void kiwi_cq_event(struct ib_cq *cq, enum ib_event_type type)
+{
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(type != IB_EVENT_CQ_ERR) || !cq->event_handler)
+		return;
+	spin_lock_irqsave(&cq->ev_lock, flags);
+	if (!cq->ev_dead) {
+		cq->ev_pending = true;
+		queue_work(system_wq, &cq->ev_work);
+	}
+	spin_unlock_irqrestore(&cq->ev_lock, flags);
+}
+EXPORT_SYMBOL_GPL(kiwi_cq_event);
 
 /* The events a device may carry. */
 #define KIWI_DEVICE_EVENTS	(BIT(IB_EVENT_PORT_ACTIVE) | \

@@ -72,6 +72,7 @@ struct ib_cq *kiwi_create_cq(struct ib_device *dev,
 	cq->comp_vector = cq_attr->comp_vector;
 	cq->poll_ctx = IB_POLL_DIRECT;
 	atomic_set(&cq->usecnt, 0);
+	kiwi_cq_event_init(cq);
 	kiwi_verbs_track(dev, &cq->res, RDMA_RESTRACK_CQ, &cq->node, &dev->cqs);
 	return cq;
 }
@@ -81,10 +82,11 @@ EXPORT_SYMBOL_GPL(kiwi_create_cq);
  * kiwi_destroy_cq() - destroy a completion queue (ib_destroy_cq())
  * @cq: the CQ, made by kiwi_create_cq(); no QP uses it any more
  *
- * A CQ still in use by a QP is a ULP bug: it is WARNed about and kept
- * (leaked), so that the QP's completions have somewhere to go.
+ * The CQ's event_handler is not running and never runs again once this
+ * returns. A CQ still in use by a QP is a ULP bug: it is WARNed about and
+ * kept (leaked), so that the QP's completions have somewhere to go.
  *
- * Context: process context; sleeps.
+ * Context: process context; sleeps. Not from the CQ's event_handler.
  */
 void kiwi_destroy_cq(struct ib_cq *cq)
 {
@@ -93,6 +95,7 @@ void kiwi_destroy_cq(struct ib_cq *cq)
 	might_sleep();
 	if (!dev)
 		return;		/* orphaned: its provider is gone */
+	kiwi_cq_event_stop(cq, true);
 	if (WARN_ONCE(atomic_read(&cq->usecnt),
 		      "kiwi: %s: CQ destroyed with %d QPs using it\n",
 		      dev->name, atomic_read(&cq->usecnt)))

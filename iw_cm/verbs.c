@@ -88,6 +88,7 @@ unsigned int kiwi_verbs_orphan(struct ib_device *dev)
 		n++;
 	}
 	list_for_each_entry_safe(cq, next_cq, &dev->cqs, node) {
+		kiwi_cq_event_stop(cq, false);
 		list_del_init(&cq->node);
 		WRITE_ONCE(cq->device, NULL);
 		n++;

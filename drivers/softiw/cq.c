@@ -6,9 +6,10 @@
  * A completion that does not fit is not dropped silently: the CQ is
  * marked overflowed for good and refuses every later one, its handler is
  * called whether armed or not, and once the completions that fit have
- * been polled, poll returns -EOVERFLOW. The QP whose completion was lost
- * goes to ERROR (see softiw_wq_complete()). Size a CQ for the queues of
- * every QP using it.
+ * been polled, poll returns -EOVERFLOW. The first lost completion raises
+ * IB_EVENT_CQ_ERR for the CQ's owner, once. The QP whose completion was
+ * lost goes to ERROR (see softiw_wq_complete()). Size a CQ for the queues
+ * of every QP using it.
  */
 #include <linux/slab.h>
 
@@ -124,16 +125,19 @@ int softiw_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
  * Context: any context.
  * Return: 0, or -EOVERFLOW if the CQ was full or overflowed before (the
  * completion is lost; the CQ is marked overflowed and takes no more, so
- * that completions never resume after a gap).
+ * that completions never resume after a gap). The push that overflows
+ * the CQ raises IB_EVENT_CQ_ERR; later ones do not.
  */
 int softiw_cq_push(struct softiw_cq *scq, const struct ib_wc *wc,
 		   bool solicited)
 {
+	bool first = false;
 	unsigned long flags;
 	int ret = 0;
 
 	spin_lock_irqsave(&scq->lock, flags);
 	if (scq->overflow || scq->count == scq->size) {
+		first = !scq->overflow;
 		scq->overflow = true;
 		scq->notify = true;
 		ret = -EOVERFLOW;
@@ -148,6 +152,8 @@ int softiw_cq_push(struct softiw_cq *scq, const struct ib_wc *wc,
 	}
 unlock:
 	spin_unlock_irqrestore(&scq->lock, flags);
+	if (first)
+		kiwi_cq_event(&scq->cq, IB_EVENT_CQ_ERR);
 	return ret;
 }
 

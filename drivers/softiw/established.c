@@ -64,6 +64,10 @@ static void softiw_cep_qp_event(struct softiw_cep *cep, int err)
 		kiwi_qp_event(&sqp->qp, access ? IB_EVENT_QP_ACCESS_ERR :
 						 IB_EVENT_QP_REQ_ERR);
 		break;
+	case -EACCES:
+		/* a local SGE's MR refused the access */
+		kiwi_qp_event(&sqp->qp, IB_EVENT_QP_ACCESS_ERR);
+		break;
 	case -EOVERFLOW:
 		kiwi_qp_event(&sqp->qp, IB_EVENT_QP_FATAL);
 		break;
@@ -78,7 +82,7 @@ static void softiw_cep_qp_event(struct softiw_cep *cep, int err)
 static void softiw_cep_dp_failed(struct softiw_cep *cep, int err)
 {
 	softiw_cep_qp_event(cep, err);
-	if (err == -EPROTO)
+	if (err == -EPROTO || err == -EACCES)
 		softiw_cep_terminate(cep, -EPROTO);
 	else if (err == -EOVERFLOW)
 		softiw_cep_overflow(cep);

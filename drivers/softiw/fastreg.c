@@ -12,10 +12,12 @@
  * first. Either way it waits until no remote access that began before
  * holds the MR, so that no access reads pieces being rewritten.
  *
- * Fast-registered MRs are for remote access and for the sinks of RDMA
- * READs (an iWARP READ names its sink by STag, which the Read Response
- * is placed to); no other local SGE can name one (local SGEs name memory
- * by the PD's local_dma_lkey).
+ * A fast-registered MR serves remote access, the sink of an RDMA READ
+ * (an iWARP READ names its sink by STag, which the Read Response is
+ * placed to) and any other local SGE. Such an SGE is not resolved when
+ * posted: it keeps the STag and is checked when its bytes are sent or
+ * received (struct softiw_buf), so that a REG_MR queued ahead of it in
+ * the same chain has taken effect.
  */
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
@@ -70,19 +72,19 @@ int softiw_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 }
 
 /**
- * softiw_fr_sink() - does an lkey name a fast-registration MR of a PD?
- * @pd: the PD of the QP an RDMA READ is posted to
- * @lkey: the lkey of the READ's sink
+ * softiw_fr_named() - does an lkey name a fast-registration MR of a PD?
+ * @pd: the PD of the QP a work request is posted to
+ * @lkey: the lkey of one of its SGEs
  *
- * Such a sink is placed by its STag when the Read Response arrives (as a
- * tagged WRITE would be), after the registrations queued before the READ
- * took effect; the key is checked then, since the ULP sets the key a
- * queued IB_WR_REG_MR gives it before that registration runs.
+ * Such an SGE is used by its STag (a READ's single sink is placed as a
+ * tagged WRITE would be), after the registrations queued before the
+ * request took effect; the key is checked then, since the ULP sets the
+ * key a queued IB_WR_REG_MR gives it before that registration runs.
  *
  * Context: any context.
  * Return: true if it does, valid or not.
  */
-bool softiw_fr_sink(const struct ib_pd *pd, u32 lkey)
+bool softiw_fr_named(const struct ib_pd *pd, u32 lkey)
 {
 	struct softiw_device *sdev = softiw_dev(pd->device);
 	struct softiw_mr *smr;
@@ -137,7 +139,7 @@ void softiw_mr_fast_reg(struct softiw_mr *smr, u32 key, u32 access)
 
 	might_sleep();
 	WRITE_ONCE(smr->invalid, true);
-	smp_mb();	/* against softiw_mr_get_remote()'s second look */
+	smp_mb();	/* against softiw_mr_get()'s second look */
 	wait_var_event(&smr->users, refcount_read(&smr->users) == 1);
 	for (i = 0; i < smr->npages && left; i++) {
 		off = i ? 0 : smr->first_off;
@@ -161,6 +163,6 @@ void softiw_mr_fast_reg(struct softiw_mr *smr, u32 key, u32 access)
 					    SOFTIW_STAG_INDEX_SHIFT] = key;
 	smr->mr.lkey = smr->stag;
 	smr->mr.rkey = smr->stag;
-	/* pairs with softiw_mr_get_remote()'s acquire: pieces, then valid */
+	/* pairs with softiw_mr_get()'s acquire: pieces, then valid */
 	smp_store_release(&smr->invalid, false);
 }

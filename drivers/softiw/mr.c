@@ -243,8 +243,8 @@ void softiw_dereg_mr(struct ib_mr *mr)
 }
 
 /**
- * softiw_mr_put() - end a remote access to an MR
- * @smr: the MR, from softiw_mr_get_remote()
+ * softiw_mr_put() - end an access to an MR by STag
+ * @smr: the MR, from softiw_mr_get()
  *
  * Context: any context.
  */
@@ -287,12 +287,15 @@ static struct softiw_mr *softiw_mr_lookup(const struct ib_pd *pd, u32 stag)
 }
 
 /**
- * softiw_mr_get_remote() - validate a remote access and pin its MR
- * @pd: the PD of the QP the access arrived on
- * @stag: the STag the peer named
+ * softiw_mr_get() - validate an access by STag and pin its MR
+ * @pd: the PD of the QP the access arrived on, or was posted to
+ * @stag: the STag the peer named, or a local SGE in a fast-registration
+ *	MR (struct softiw_buf)
  * @to: the tagged offset (an address in the MR's iova space)
  * @len: bytes accessed
- * @access: IB_ACCESS_REMOTE_WRITE or IB_ACCESS_REMOTE_READ
+ * @access: the rights needed: IB_ACCESS_REMOTE_WRITE or
+ *	IB_ACCESS_REMOTE_READ for a peer's access; IB_ACCESS_LOCAL_WRITE
+ *	for a local sink, 0 for a local source
  * @off: set to the offset of @to in the MR
  *
  * An STag is valid on the QPs of its MR's protection domain, and on no
@@ -307,8 +310,8 @@ static struct softiw_mr *softiw_mr_lookup(const struct ib_pd *pd, u32 stag)
  * 5040's "STag not associated with RDMAP Stream"), -EACCES for missing
  * rights, -EOVERFLOW if @to + @len wraps around, -ERANGE outside the MR.
  */
-struct softiw_mr *softiw_mr_get_remote(const struct ib_pd *pd, u32 stag,
-				       u64 to, u32 len, u32 access, u64 *off)
+struct softiw_mr *softiw_mr_get(const struct ib_pd *pd, u32 stag,
+				u64 to, u32 len, u32 access, u64 *off)
 {
 	struct softiw_mr *smr;
 	int ret;
@@ -369,7 +372,7 @@ softiw_mr_piece(const struct softiw_mr *smr, u64 off)
 
 /**
  * softiw_mr_map() - map the bytes of an MR from an offset on
- * @smr: the MR, referenced by softiw_mr_get_remote()
+ * @smr: the MR, referenced by softiw_mr_get()
  * @off: offset in the MR, of a byte inside it
  * @len: bytes wanted
  * @chunk: set to the mapping: at most @len bytes, up to the end of the
@@ -413,7 +416,7 @@ void softiw_mr_unmap(const struct softiw_mr_chunk *chunk)
 
 /**
  * softiw_mr_copy_from() - copy bytes out of an MR
- * @smr: the MR, referenced by softiw_mr_get_remote()
+ * @smr: the MR, referenced by softiw_mr_get()
  * @off: offset in the MR of the first byte
  * @dst: where to
  * @len: bytes, all inside the MR
@@ -448,7 +451,8 @@ void softiw_mr_copy_from(const struct softiw_mr *smr, u64 off, void *dst,
  * which on softiw, a virtual-DMA device, is its kernel address. Any
  * other must name an MR of @pd over a kernel virtual range
  * (kiwi_reg_kernel_mr()): pages and scatterlists are for remote access
- * only.
+ * only. (An SGE in a fast-registration MR is not resolved when posted
+ * but named by its STag, see struct softiw_buf.)
  *
  * Context: any context.
  * Return: 0, -EINVAL for a NULL DMA address, an unknown or invalidated
@@ -462,8 +466,7 @@ int softiw_mr_resolve(const struct ib_pd *pd, const struct ib_sge *sge,
 	u64 end, off;
 	int ret = 0;
 
-	buf->addr = NULL;
-	buf->len = sge->length;
+	*buf = (struct softiw_buf) { .len = sge->length };
 	if (!sge->length)
 		return 0;
 	if (sge->lkey == SOFTIW_LOCAL_DMA_LKEY) {
@@ -490,6 +493,63 @@ int softiw_mr_resolve(const struct ib_pd *pd, const struct ib_sge *sge,
 unlock:
 	rcu_read_unlock();
 	return ret;
+}
+
+/* Copy @len bytes of a buffer named by STag, from offset @off in it. */
+static int softiw_buf_copy_stag(const struct ib_pd *pd,
+				const struct softiw_buf *b, u32 off, u8 *dst,
+				u32 len)
+{
+	struct softiw_mr *smr;
+	u64 moff;
+
+	smr = softiw_mr_get(pd, b->stag, b->to + off, len, 0, &moff);
+	if (IS_ERR(smr))
+		return PTR_ERR(smr);
+	softiw_mr_copy_from(smr, moff, dst, len);
+	softiw_mr_put(smr);
+	return 0;
+}
+
+/**
+ * softiw_bufs_copy_out() - copy bytes out of a work request's buffers
+ * @pd: the PD of the QP the request was posted to
+ * @b: its buffers (softiw_mr_resolve(), or named by STag), enough of
+ *	them for @off + @len bytes
+ * @off: offset of the first byte in the message
+ * @dst: where to
+ * @len: bytes
+ *
+ * A buffer named by STag is checked as its MR is now, each call.
+ *
+ * Context: any context.
+ * Return: 0, or softiw_mr_get()'s error for a buffer named by STag
+ * that may not be read.
+ */
+int softiw_bufs_copy_out(const struct ib_pd *pd, const struct softiw_buf *b,
+			 u32 off, u8 *dst, u32 len)
+{
+	u32 n;
+	int ret;
+
+	for (; len; b++) {
+		if (off >= b->len) {
+			off -= b->len;
+			continue;
+		}
+		n = min(len, b->len - off);
+		if (b->stag) {
+			ret = softiw_buf_copy_stag(pd, b, off, dst, n);
+			if (ret)
+				return ret;
+		} else {
+			memcpy(dst, b->addr + off, n);
+		}
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+	return 0;
 }
 
 /**
@@ -520,7 +580,8 @@ bool softiw_mr_known(const struct ib_pd *pd, u32 stag)
  *	remote right may be invalidated so
  *
  * The MR stays registered, but its STag names it no more, for local or
- * remote access, until it is deregistered (kiwi has no re-registration).
+ * remote access, until it is deregistered or, for an MR of
+ * ib_alloc_mr(), registered again by an IB_WR_REG_MR.
  * Accesses already checked finish.
  *
  * Context: any context.

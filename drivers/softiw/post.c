@@ -13,6 +13,19 @@
 
 #include "cm.h"
 
+/*
+ * An SGE in a fast-registration MR of the QP's PD: named by STag, and
+ * checked when its bytes are used, after the registrations queued ahead
+ * of it took effect (the ULP sets the key a queued REG_MR gives before
+ * that registration runs).
+ */
+static void softiw_buf_by_stag(struct softiw_buf *buf, const struct ib_sge *sge)
+{
+	*buf = (struct softiw_buf) {
+		.len = sge->length, .stag = sge->lkey, .to = sge->addr,
+	};
+}
+
 /* Resolve a work request's SGEs into @wqe; the total must fit a message. */
 static int softiw_wqe_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
 			   const struct ib_sge *sg, int num_sge, u32 access,
@@ -22,10 +35,14 @@ static int softiw_wqe_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
 	int i, ret;
 
 	for (i = 0; i < num_sge; i++) {
-		ret = softiw_mr_resolve(sqp->qp.pd, &sg[i], access,
-					&wqe->buf[i]);
-		if (ret)
-			return ret;
+		if (sg[i].length && softiw_fr_named(sqp->qp.pd, sg[i].lkey)) {
+			softiw_buf_by_stag(&wqe->buf[i], &sg[i]);
+		} else {
+			ret = softiw_mr_resolve(sqp->qp.pd, &sg[i], access,
+						&wqe->buf[i]);
+			if (ret)
+				return ret;
+		}
 		len += sg[i].length;
 	}
 	if (len > max_len)
@@ -38,7 +55,7 @@ static int softiw_wqe_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
 /* A READ's sink of a fast-registration MR, found by STag when placed. */
 static int softiw_wqe_fr_sink(struct softiw_wqe *wqe, const struct ib_sge *sge)
 {
-	wqe->buf[0] = (struct softiw_buf) { .addr = NULL, .len = sge->length };
+	softiw_buf_by_stag(&wqe->buf[0], sge);
 	wqe->nbuf = 1;
 	wqe->len = sge->length;
 	wqe->fr_sink = true;
@@ -123,7 +140,7 @@ static int softiw_sq_fill(struct softiw_qp *sqp, struct softiw_wqe *wqe,
 		if (wr->num_sge && wr->sg_list[0].lkey == SOFTIW_LOCAL_DMA_LKEY)
 			return -EINVAL;
 		if (wr->num_sge == 1 &&
-		    softiw_fr_sink(sqp->qp.pd, wr->sg_list[0].lkey))
+		    softiw_fr_named(sqp->qp.pd, wr->sg_list[0].lkey))
 			return softiw_wqe_fr_sink(wqe, &wr->sg_list[0]);
 		return softiw_wqe_fill(sqp, wqe, wr->sg_list, wr->num_sge,
 				       IB_ACCESS_LOCAL_WRITE, U32_MAX);
@@ -154,6 +171,7 @@ static int softiw_sq_add(struct softiw_qp *sqp, const struct ib_send_wr *wr)
 	if (!wqe)
 		return -ENOMEM;
 	wqe->fr_sink = false;
+	wqe->status = 0;
 	ret = softiw_sq_fill(sqp, wqe, wr);
 	if (ret)
 		return ret;
@@ -234,6 +252,7 @@ static int softiw_rq_add(struct softiw_qp *sqp, const struct ib_recv_wr *wr)
 		return ret;
 	wqe->wr_id = wr->wr_id;
 	wqe->flags = 0;
+	wqe->status = 0;
 	sqp->rq.count++;
 	return 0;
 }

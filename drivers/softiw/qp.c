@@ -218,7 +218,8 @@ static u32 softiw_wq_flush(struct softiw_qp *sqp, struct softiw_wq *wq)
 	while (wq->count) {
 		wqe = softiw_wq_at(wq, wq->head);
 		softiw_wq_report(sqp, wq, wqe->wr_id, wqe->opcode, wqe->flags,
-				 IB_WC_WR_FLUSH_ERR, 0, false, NULL);
+				 wqe->status ?: IB_WC_WR_FLUSH_ERR, 0, false,
+				 NULL);
 		wq->head = (wq->head + 1) % wq->size;
 		wq->count--;
 	}
@@ -625,6 +626,29 @@ int softiw_sq_sent(struct softiw_qp *sqp, struct softiw_wqe *wqe)
 int softiw_sq_read_done(struct softiw_qp *sqp, struct softiw_wqe *wqe)
 {
 	return softiw_sq_update(sqp, wqe, false);
+}
+
+/**
+ * softiw_sq_fail() - a send work request failed on its own
+ * @sqp: the QP
+ * @wqe: the request, still queued (being sent, or a READ awaiting its
+ *	response)
+ * @status: how it ended
+ *
+ * The caller ends the connection: the request is reported with @status,
+ * in order, when the QP's queues are flushed.
+ *
+ * Context: process context, the endpoint's mutex held (the data path).
+ */
+void softiw_sq_fail(struct softiw_qp *sqp, struct softiw_wqe *wqe,
+		    enum ib_wc_status status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sqp->lock, flags);
+	lockdep_assert_held(&sqp->cep->lock);
+	wqe->status = status;
+	spin_unlock_irqrestore(&sqp->lock, flags);
 }
 
 /**

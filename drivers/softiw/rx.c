@@ -75,7 +75,7 @@ static int softiw_rx_tagged_error(struct softiw_rx *rx, u8 ecode)
 }
 
 /*
- * The DDP tagged error code for a softiw_mr_get_remote() error. DDP has
+ * The DDP tagged error code for a softiw_mr_get() error. DDP has
  * no code for missing rights: like siw, report an invalid STag.
  */
 static u8 softiw_ddp_access_ecode(int err)
@@ -94,7 +94,7 @@ static u8 softiw_ddp_access_ecode(int err)
 
 /**
  * softiw_rdmap_access_ecode() - the RDMAP remote protection error code
- *	for a softiw_mr_get_remote() error
+ *	for a softiw_mr_get() error
  * @err: the error
  *
  * Context: any context.
@@ -253,8 +253,8 @@ static int softiw_rx_begin_write(struct softiw_cep *cep)
 
 	if (!softiw_rx_qp_allows(cep, IB_ACCESS_REMOTE_WRITE))
 		return softiw_rx_qp_refuse(rx);
-	smr = softiw_mr_get_remote(cep->qp->qp.pd, rx->h.stag, rx->h.to,
-				   rx->left, IB_ACCESS_REMOTE_WRITE, &off);
+	smr = softiw_mr_get(cep->qp->qp.pd, rx->h.stag, rx->h.to,
+			    rx->left, IB_ACCESS_REMOTE_WRITE, &off);
 	if (IS_ERR(smr))
 		return softiw_rx_tagged_error(rx,
 				softiw_ddp_access_ecode(PTR_ERR(smr)));
@@ -319,25 +319,26 @@ static int softiw_rx_begin(struct softiw_cep *cep)
 	}
 }
 
-/* Build the kvec of @len bytes of @wqe's buffers from offset @off. */
-static size_t softiw_wqe_kvec(const struct softiw_wqe *wqe, u32 off, u32 len,
+/*
+ * The kvecs of up to *@len bytes of @wqe's buffers from @b on (@off
+ * bytes into it), as far as a buffer named by STag. Return: their
+ * number; *@len is set to their bytes.
+ */
+static size_t softiw_wqe_kvec(const struct softiw_wqe *wqe,
+			      const struct softiw_buf *b, u32 off, u32 *len,
 			      struct kvec *vec)
 {
-	const struct softiw_buf *b = wqe->buf;
+	const struct softiw_buf *end = wqe->buf + wqe->nbuf;
+	u32 left = *len, part;
 	size_t n = 0;
-	u32 part;
 
-	for (; len; b++) {
-		if (off >= b->len) {
-			off -= b->len;
-			continue;
-		}
-		part = min(len, b->len - off);
+	for (; left && b < end && !b->stag; b++, off = 0) {
+		part = min(left, b->len - off);
 		vec[n].iov_base = b->addr + off;
 		vec[n++].iov_len = part;
-		len -= part;
-		off = 0;
+		left -= part;
 	}
+	*len -= left;
 	return n;
 }
 
@@ -409,9 +410,9 @@ static int softiw_rx_place(struct softiw_cep *cep, u32 want, u32 *budget)
 	u64 mo;
 	int ret;
 
-	smr = softiw_mr_get_remote(cep->qp->qp.pd, rx->h.stag,
-				   rx->h.to + off, want, IB_ACCESS_REMOTE_WRITE,
-				   &mo);
+	smr = softiw_mr_get(cep->qp->qp.pd, rx->h.stag,
+			    rx->h.to + off, want, IB_ACCESS_REMOTE_WRITE,
+			    &mo);
 	if (IS_ERR(smr))
 		return softiw_rx_tagged_error(rx,
 				softiw_ddp_access_ecode(PTR_ERR(smr)));
@@ -424,13 +425,89 @@ static int softiw_rx_place(struct softiw_cep *cep, u32 want, u32 *budget)
 	return ret;
 }
 
+/*
+ * A RECV's (@recv) or READ's buffer in a fast-registration MR that may
+ * not be written (invalid, of another PD, without local write, or too
+ * short): the request fails with a local protection error and the peer
+ * hears of a local catastrophic error; the connection ends.
+ */
+static int softiw_rx_local_fault(struct softiw_cep *cep, bool recv)
+{
+	struct softiw_rx *rx = &cep->rx;
+	struct softiw_qp *sqp = cep->qp;
+	int ret = 0;
+
+	if (recv) {
+		ret = softiw_wq_complete(sqp, &sqp->rq, IB_WC_LOC_PROT_ERR, 0,
+					 false, NULL);
+		rx->wqe = NULL;
+	} else {
+		softiw_sq_fail(sqp, rx->rwqe, IB_WC_LOC_PROT_ERR);
+	}
+	if (ret == -EOVERFLOW)
+		return ret;
+	softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_DDP,
+			 SOFTIW_TERM_DDP_CATASTROPHIC, SOFTIW_TERM_DDP_C_LOCAL);
+	return -EACCES;
+}
+
+/*
+ * Payload of a SEND or Read Response into the buffer of a fast-
+ * registration MR at @b, @off bytes into it: the MR is checked for every
+ * piece, and as much goes as fits the contiguous chunk of the MR.
+ */
+static int softiw_rx_into_stag(struct softiw_cep *cep,
+			       const struct softiw_buf *b, u32 off, u32 want,
+			       u32 *budget, bool recv)
+{
+	struct softiw_mr_chunk chunk;
+	struct softiw_mr *smr;
+	struct kvec vec;
+	u64 mo;
+	int ret;
+
+	smr = softiw_mr_get(cep->qp->qp.pd, b->stag, b->to + off, want,
+			    IB_ACCESS_LOCAL_WRITE, &mo);
+	if (IS_ERR(smr))
+		return softiw_rx_local_fault(cep, recv);
+	softiw_mr_map(smr, mo, want, &chunk);
+	vec.iov_base = chunk.addr;
+	vec.iov_len = chunk.len;
+	ret = softiw_rx_take(cep, &vec, 1, chunk.len, budget);
+	softiw_mr_unmap(&chunk);
+	softiw_mr_put(smr);
+	return ret;
+}
+
+/*
+ * Payload of a SEND (@recv) or Read Response into the buffers of @wqe,
+ * from message offset @mo: by kernel address, as far as a buffer named
+ * by STag, or into that buffer.
+ */
+static int softiw_rx_into(struct softiw_cep *cep,
+			  const struct softiw_wqe *wqe, u32 mo, u32 want,
+			  u32 *budget, bool recv)
+{
+	const struct softiw_buf *b = wqe->buf;
+	struct kvec vec[SOFTIW_MAX_SGE];
+	size_t nvec;
+
+	while (mo >= b->len) {
+		mo -= b->len;
+		b++;
+	}
+	if (b->stag)
+		return softiw_rx_into_stag(cep, b, mo, min(want, b->len - mo),
+					   budget, recv);
+	nvec = softiw_wqe_kvec(wqe, b, mo, &want, vec);
+	return softiw_rx_take(cep, vec, nvec, want, budget);
+}
+
 /* Read payload into where its segment belongs. */
 static int softiw_rx_payload(struct softiw_cep *cep, u32 *budget)
 {
 	struct softiw_rx *rx = &cep->rx;
-	struct kvec vec[SOFTIW_MAX_SGE];
 	u32 want = min(rx->left, *budget);
-	size_t nvec;
 	int ret;
 
 	switch (rx->h.opcode) {
@@ -442,19 +519,16 @@ static int softiw_rx_payload(struct softiw_cep *cep, u32 *budget)
 		ret = softiw_rx_place(cep, want, budget);
 		break;
 	case SOFTIW_RDMAP_READ_RESP:
-		if (rx->rwqe->fr_sink) {
-			/* a fast-registered sink: by STag, as a WRITE */
+		if (rx->rwqe->fr_sink)	/* by its STag, as a WRITE */
 			ret = softiw_rx_place(cep, want, budget);
-		} else {
-			nvec = softiw_wqe_kvec(rx->rwqe, rx->rmo, want, vec);
-			ret = softiw_rx_take(cep, vec, nvec, want, budget);
-		}
+		else
+			ret = softiw_rx_into(cep, rx->rwqe, rx->rmo, want,
+					     budget, false);
 		if (ret > 0)
 			rx->rmo += ret;
 		break;
 	default:
-		nvec = softiw_wqe_kvec(rx->wqe, rx->mo, want, vec);
-		ret = softiw_rx_take(cep, vec, nvec, want, budget);
+		ret = softiw_rx_into(cep, rx->wqe, rx->mo, want, budget, true);
 		if (ret > 0)
 			rx->mo += ret;
 		break;
@@ -546,8 +620,8 @@ static int softiw_rx_read_request(struct softiw_cep *cep)
 					SOFTIW_TERM_RDMAP_STREAM);
 	if (!softiw_rx_qp_allows(cep, IB_ACCESS_REMOTE_READ))
 		return softiw_rx_qp_refuse(rx);
-	smr = softiw_mr_get_remote(cep->qp->qp.pd, r.src_stag, r.src_to, r.len,
-				   IB_ACCESS_REMOTE_READ, &off);
+	smr = softiw_mr_get(cep->qp->qp.pd, r.src_stag, r.src_to, r.len,
+			    IB_ACCESS_REMOTE_READ, &off);
 	if (IS_ERR(smr))
 		return softiw_rx_refuse(rx, SOFTIW_TERM_LAYER_RDMAP,
 					SOFTIW_TERM_RDMAP_PROTECTION,
@@ -704,7 +778,9 @@ static int softiw_rx_drained(struct softiw_cep *cep)
  * Return: SOFTIW_DP_IDLE when the socket is empty, SOFTIW_DP_BUSY when
  * the budget is used up, SOFTIW_DP_EOF at the end of the stream between
  * two FPDUs; -EPROTO for a protocol error (cep->rx.cause says which; send a
- * TERMINATE), -ECONNRESET for a TERMINATE received, a reset or an end
+ * TERMINATE), -EACCES for a RECV's or READ's buffer in a fast-registration
+ * MR that may not be written (the same; the request failed with
+ * IB_WC_LOC_PROT_ERR), -ECONNRESET for a TERMINATE received, a reset or an end
  * of the stream inside an FPDU, -ECONNABORTED if the QP went to ERROR,
  * -EOVERFLOW if a completion did not fit its CQ, or the socket's error.
  */

@@ -167,12 +167,19 @@ struct softiw_mr {
 
 /**
  * struct softiw_buf - one SGE of a work request, resolved when posted
- * @addr: kernel virtual address
+ * @addr: kernel virtual address; NULL if @stag names the memory
  * @len: bytes
+ * @stag: 0, or the STag of the fast-registration MR the bytes lie in:
+ *	that MR is looked up, and its key, rights and bounds checked, when
+ *	the bytes are read or written (a REG_MR queued ahead registers it
+ *	in send queue order)
+ * @to: with @stag, the tagged offset of the first byte
  */
 struct softiw_buf {
 	void *addr;
 	u32 len;
+	u32 stag;
+	u64 to;
 };
 
 /**
@@ -193,7 +200,10 @@ struct softiw_buf {
  * @mr: REG_MR: the MR to register
  * @access: REG_MR: the rights it gets
  * @fr_sink: RDMA READ: the sink is a fast-registration MR, placed by its
- *	STag when the response arrives (softiw_fr_sink())
+ *	STag when the response arrives (softiw_fr_named())
+ * @status: 0, or how a request that failed on its own ends: it is
+ *	reported so, instead of as flushed, when the QP's queues are
+ *	flushed (softiw_sq_fail())
  * @buf: the local buffers, as many as the ring's max_sge
  */
 struct softiw_wqe {
@@ -210,6 +220,7 @@ struct softiw_wqe {
 	struct softiw_mr *mr;
 	u32 access;
 	bool fr_sink;
+	u8 status;
 	struct softiw_buf buf[];
 };
 
@@ -394,6 +405,8 @@ struct softiw_wqe *softiw_sq_read(struct softiw_qp *sqp);
 bool softiw_sq_has_read(struct softiw_qp *sqp);
 int softiw_sq_sent(struct softiw_qp *sqp, struct softiw_wqe *wqe);
 int softiw_sq_read_done(struct softiw_qp *sqp, struct softiw_wqe *wqe);
+void softiw_sq_fail(struct softiw_qp *sqp, struct softiw_wqe *wqe,
+		    enum ib_wc_status status);
 enum ib_qp_state softiw_qp_state(struct softiw_qp *sqp);
 
 /**
@@ -446,14 +459,16 @@ struct ib_mr *softiw_reg_sg_mr(struct ib_pd *pd, struct scatterlist *sgl,
 void softiw_dereg_mr(struct ib_mr *mr);
 int softiw_mr_resolve(const struct ib_pd *pd, const struct ib_sge *sge,
 		      u32 access, struct softiw_buf *buf);
-struct softiw_mr *softiw_mr_get_remote(const struct ib_pd *pd, u32 stag,
-				       u64 to, u32 len, u32 access, u64 *off);
+struct softiw_mr *softiw_mr_get(const struct ib_pd *pd, u32 stag,
+				u64 to, u32 len, u32 access, u64 *off);
 void softiw_mr_map(const struct softiw_mr *smr, u64 off, u32 len,
 		   struct softiw_mr_chunk *chunk);
 void softiw_mr_unmap(const struct softiw_mr_chunk *chunk);
 void softiw_mr_copy_from(const struct softiw_mr *smr, u64 off, void *dst,
 			 u32 len);
 void softiw_mr_put(struct softiw_mr *smr);
+int softiw_bufs_copy_out(const struct ib_pd *pd, const struct softiw_buf *b,
+			 u32 off, u8 *dst, u32 len);
 int softiw_mr_invalidate(const struct ib_pd *pd, u32 stag, bool remote);
 struct softiw_mr *softiw_mr_alloc(struct ib_pd *pd, u32 npieces, u64 iova,
 				  u64 length, u32 access);
@@ -469,7 +484,7 @@ static inline struct softiw_mr *softiw_mr(struct ib_mr *mr)
 struct ib_mr *softiw_alloc_mr(struct ib_pd *pd, u32 max_num_sg);
 int softiw_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 		     unsigned int *sg_offset);
-bool softiw_fr_sink(const struct ib_pd *pd, u32 lkey);
+bool softiw_fr_named(const struct ib_pd *pd, u32 lkey);
 int softiw_reg_check(const struct ib_pd *pd, const struct ib_reg_wr *wr);
 void softiw_mr_fast_reg(struct softiw_mr *smr, u32 key, u32 access);
 bool softiw_mr_known(const struct ib_pd *pd, u32 stag);

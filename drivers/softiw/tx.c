@@ -193,26 +193,6 @@ static int softiw_tx_push(struct softiw_cep *cep)
 	return 0;
 }
 
-/* Copy @len bytes of a work request's buffers, from offset @off. */
-static void softiw_wqe_copy_out(const struct softiw_wqe *wqe, u32 off,
-				u8 *dst, u32 len)
-{
-	const struct softiw_buf *b = wqe->buf;
-	u32 n;
-
-	for (; len; b++) {
-		if (off >= b->len) {
-			off -= b->len;
-			continue;
-		}
-		n = min(len, b->len - off);
-		memcpy(dst, b->addr + off, n);
-		dst += n;
-		len -= n;
-		off = 0;
-	}
-}
-
 /* Where the next FPDU of the batch goes. */
 static u8 *softiw_tx_slot(const struct softiw_tx *tx)
 {
@@ -258,8 +238,8 @@ static u8 softiw_tx_send_opcode(const struct softiw_wqe *wqe)
  * The next segment of a SEND: untagged, queue 0; with Invalidate, every
  * segment names the STag to invalidate.
  */
-static void softiw_tx_seg_send(struct softiw_cep *cep,
-			       const struct softiw_wqe *wqe)
+static int softiw_tx_seg_send(struct softiw_cep *cep,
+			      const struct softiw_wqe *wqe)
 {
 	struct softiw_tx *tx = &cep->tx;
 	u32 n = softiw_tx_room(tx, wqe->len, SOFTIW_UNTAGGED_HLEN);
@@ -275,15 +255,20 @@ static void softiw_tx_seg_send(struct softiw_cep *cep,
 	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
 	u8 *slot = softiw_tx_slot(tx);
 	int hlen = kiwi_softiw_fpdu_put_hdr(&h, slot, size);
+	int ret;
 
-	softiw_wqe_copy_out(wqe, tx->mo, slot + hlen, n);
+	ret = softiw_bufs_copy_out(cep->qp->qp.pd, wqe->buf, tx->mo,
+				  slot + hlen, n);
+	if (ret)
+		return ret;
 	tx->mo += n;
 	softiw_tx_seal(cep, h.last);
+	return 0;
 }
 
 /* The next segment of an RDMA WRITE: tagged, to the peer's STag. */
-static void softiw_tx_seg_write(struct softiw_cep *cep,
-				const struct softiw_wqe *wqe)
+static int softiw_tx_seg_write(struct softiw_cep *cep,
+			       const struct softiw_wqe *wqe)
 {
 	struct softiw_tx *tx = &cep->tx;
 	u32 n = softiw_tx_room(tx, wqe->len, SOFTIW_TAGGED_HLEN);
@@ -298,22 +283,54 @@ static void softiw_tx_seg_write(struct softiw_cep *cep,
 	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
 	u8 *slot = softiw_tx_slot(tx);
 	int hlen = kiwi_softiw_fpdu_put_hdr(&h, slot, size);
+	int ret;
 
-	softiw_wqe_copy_out(wqe, tx->mo, slot + hlen, n);
+	ret = softiw_bufs_copy_out(cep->qp->qp.pd, wqe->buf, tx->mo,
+				  slot + hlen, n);
+	if (ret)
+		return ret;
 	tx->mo += n;
 	softiw_tx_seal(cep, h.last);
+	return 0;
 }
 
-/* The next segments of a SEND or RDMA WRITE, as many as the batch holds. */
-static void softiw_tx_frame_data(struct softiw_cep *cep,
-				 const struct softiw_wqe *wqe)
+/*
+ * A SEND or WRITE names memory in a fast-registration MR that it may not
+ * read (invalid, of another PD, or too short): the request fails with a
+ * local protection error, and the peer learns of a local catastrophic
+ * error by a TERMINATE; the connection ends.
+ */
+static int softiw_tx_local_fault(struct softiw_cep *cep,
+				 struct softiw_wqe *wqe)
 {
+	softiw_sq_fail(cep->qp, wqe, IB_WC_LOC_PROT_ERR);
+	cep->rx.hdr_ok = false;
+	cep->rx.cause = (struct kiwi_softiw_term_cause) {
+		.layer = SOFTIW_TERM_LAYER_RDMAP,
+		.etype = SOFTIW_TERM_RDMAP_CATASTROPHIC,
+	};
+	return -EACCES;
+}
+
+/*
+ * The next segments of a SEND or RDMA WRITE, as many as the batch holds.
+ * A buffer found unreadable after the first segment ends the batch
+ * there: the segments before it go, the next batch reports it.
+ */
+static int softiw_tx_frame_data(struct softiw_cep *cep,
+				struct softiw_wqe *wqe)
+{
+	int ret;
+
 	do {
 		if (wqe->opcode == IB_WR_RDMA_WRITE)
-			softiw_tx_seg_write(cep, wqe);
+			ret = softiw_tx_seg_write(cep, wqe);
 		else
-			softiw_tx_seg_send(cep, wqe);
-	} while (softiw_tx_more(&cep->tx));
+			ret = softiw_tx_seg_send(cep, wqe);
+	} while (!ret && softiw_tx_more(&cep->tx));
+	if (ret && !cep->tx.nfpdu)
+		return softiw_tx_local_fault(cep, wqe);
+	return 0;
 }
 
 /* The DDP header of an RDMA Read Request: untagged, queue 1, one segment. */
@@ -410,9 +427,9 @@ static int softiw_tx_seg_rresp(struct softiw_cep *cep)
 	u64 off;
 
 	if (n) {
-		smr = softiw_mr_get_remote(cep->qp->qp.pd, r->src_stag,
-					   r->src_to + tx->mo, n,
-					   IB_ACCESS_REMOTE_READ, &off);
+		smr = softiw_mr_get(cep->qp->qp.pd, r->src_stag,
+				    r->src_to + tx->mo, n,
+				    IB_ACCESS_REMOTE_READ, &off);
 		/* the batch so far goes first; the next one reports it */
 		if (IS_ERR(smr) && tx->nfpdu)
 			return -EAGAIN;
@@ -519,7 +536,8 @@ static void softiw_tx_count(enum ib_wr_opcode opcode)
 /*
  * Frame the next segment of the current message, or start one.
  * Return: 0, -ENODATA if there is nothing to send, -EPROTO for a Read
- * Response whose source is gone, -ENOMEM if there is no FPDU buffer.
+ * Response whose source is gone, -EACCES for a SEND or WRITE whose source
+ * may not be read, -ENOMEM if there is no FPDU buffer.
  */
 static int softiw_tx_frame(struct softiw_cep *cep)
 {
@@ -551,10 +569,9 @@ static int softiw_tx_frame(struct softiw_cep *cep)
 		return softiw_tx_local_inv(cep);
 	if (tx->wqe->opcode == IB_WR_REG_MR)
 		return softiw_tx_fast_reg(cep);
-	if (tx->wqe->opcode == IB_WR_RDMA_READ)
-		softiw_tx_frame_read(cep, tx->wqe);
-	else
-		softiw_tx_frame_data(cep, tx->wqe);
+	if (tx->wqe->opcode != IB_WR_RDMA_READ)
+		return softiw_tx_frame_data(cep, tx->wqe);
+	softiw_tx_frame_read(cep, tx->wqe);
 	return 0;
 }
 
@@ -608,7 +625,9 @@ static int softiw_tx_done(struct softiw_cep *cep)
  * full (its write space callback runs the work again), SOFTIW_DP_BUSY
  * when the budget is used up, -EOVERFLOW if a completion did not fit its
  * CQ, -EPROTO if memory a Read Response reads from is no longer
- * registered (cep->rx.cause says why), -ENOMEM if the first FPDU found no
+ * registered (cep->rx.cause says why), -EACCES if a SEND's or WRITE's
+ * source in a fast-registration MR may not be read (the same; the request
+ * failed with IB_WC_LOC_PROT_ERR), -ENOMEM if the first FPDU found no
  * buffer (the stream is reset), or the socket's error.
  */
 int softiw_tx_step(struct softiw_cep *cep)

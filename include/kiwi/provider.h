@@ -172,6 +172,7 @@ unsigned long kiwi_device_counter(struct ib_device *dev,
 				  enum kiwi_device_counter which);
 
 void kiwi_qp_event(struct ib_qp *qp, enum ib_event_type type);
+void kiwi_cq_event(struct ib_cq *cq, enum ib_event_type type);
 void kiwi_device_event(struct ib_device *dev, enum ib_event_type type);
 
 int kiwi_cm_upcall(struct kiwi_cm_id *id, const struct kiwi_cm_event *event);

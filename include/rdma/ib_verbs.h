@@ -356,8 +356,9 @@ struct ib_client {
  * @IB_EVENT_PATH_MIG: never raised by kiwi (IB only)
  * @IB_EVENT_PATH_MIG_ERR: never raised by kiwi (IB only)
  * @IB_EVENT_DEVICE_FATAL: the device failed
- * @IB_EVENT_PORT_ACTIVE: never raised by kiwi
- * @IB_EVENT_PORT_ERR: never raised by kiwi
+ * @IB_EVENT_PORT_ACTIVE: the port came up (softiw: its interface came up)
+ * @IB_EVENT_PORT_ERR: the port went down (softiw: its interface went
+ *	down)
  * @IB_EVENT_LID_CHANGE: never raised by kiwi (IB only)
  * @IB_EVENT_PKEY_CHANGE: never raised by kiwi (IB only)
  * @IB_EVENT_SM_CHANGE: never raised by kiwi (IB only)
@@ -500,7 +501,8 @@ enum ib_poll_context {
  * struct ib_cq - a completion queue
  * @device: the device
  * @comp_handler: called when the CQ is armed and a completion arrives
- * @event_handler: called for IB_EVENT_CQ_ERR, or NULL
+ * @event_handler: hears IB_EVENT_CQ_ERR (the CQ overflowed) in process
+ *	context, never after the CQ's destruction returned; or NULL
  * @cq_context: the owner's cookie
  * @cqe: number of entries
  * @cqe_used: entries ib_cq_pool_get() handed out
@@ -535,6 +537,10 @@ struct ib_cq {
 	struct rdma_restrack_entry res;
 	/* private: */
 	struct list_head node;
+	spinlock_t ev_lock;		/* protects ev_pending, ev_dead */
+	bool ev_pending;
+	bool ev_dead;
+	struct work_struct ev_work;
 };
 
 /**

@@ -45,7 +45,7 @@ static const struct kc_rule kc_rules[] = {
 	{ "verbs-unsignaled", "kc_unsignaled" },
 	{ "verbs-pd-isolation", "kc_pd_isolation" },
 	{ "verbs-mr-keys", "kc_mr_keys" },
-	{ "verbs-fastreg", "kc_fastreg" },
+	{ "verbs-fastreg", "kc_fastreg kc_fastreg_local" },
 	{ "verbs-flush", "kc_abortive_close kc_graceful_close" },
 	{ "verbs-drain", "kc_drain" },
 	{ "verbs-missed-events", "kc_missed_events" },

@@ -358,6 +358,32 @@ static void kc_local(struct kc *t, struct ib_qp *qp, struct ib_mr *mr,
 	KUNIT_EXPECT_EQ(test, wc.opcode, reg ? IB_WC_REG_MR : IB_WC_LOCAL_INV);
 }
 
+/*
+ * A fast-registration MR of @s's PD over the two pages of @b, mapped and
+ * given a new key, not registered yet; the case skips if @s's device has
+ * no fast registration.
+ */
+static struct ib_mr *kc_fr_mr(struct kc *t, struct kc_side *s,
+			      struct kc_buf *b)
+{
+	struct kunit *test = t->test;
+	struct scatterlist sg;
+	struct ib_mr *mr;
+
+	if (!(s->dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
+		kunit_skip(test, "%s has no fast registration", s->dev->name);
+	mr = ib_alloc_mr(s->pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	KUNIT_ASSERT_LT(test, t->nmrs, KC_MAX_OBJS);
+	t->mrs[t->nmrs++] = mr;
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = b->dma;
+	sg_dma_len(&sg) = 2 * PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey) & 0xff);
+	return mr;
+}
+
 /* Fast registration: a registered MR takes a peer's WRITE; once
  * invalidated, it refuses the next.
  */
@@ -366,23 +392,10 @@ static void kc_fastreg(struct kunit *test)
 	struct kc *t = kc_of(test);
 	struct kc_buf *rb = kc_buf(t, &t->b, 2 * PAGE_SIZE);
 	struct kc_buf *la = kc_buf(t, &t->a, 4096);
+	struct ib_mr *mr = kc_fr_mr(t, &t->b, rb);
 	struct kc_conn c = {};
-	struct scatterlist sg;
-	struct ib_mr *mr;
 	struct ib_wc wc;
 
-	if (!(t->b.dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
-		kunit_skip(test, "%s has no fast registration",
-			   t->b.dev->name);
-	mr = ib_alloc_mr(t->b.pd, IB_MR_TYPE_MEM_REG, 2);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
-	KUNIT_ASSERT_LT(test, t->nmrs, KC_MAX_OBJS);
-	t->mrs[t->nmrs++] = mr;
-	sg_init_table(&sg, 1);
-	sg_dma_address(&sg) = rb->dma;
-	sg_dma_len(&sg) = 2 * PAGE_SIZE;
-	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
-	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey) & 0xff);
 	kc_connected(t, &c, NULL);
 	kc_local(t, c.qb, mr, true);
 	kc_pattern(la, 4096, 9);
@@ -404,6 +417,52 @@ static void kc_fastreg(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, kc_wait(t, c.b, KIWI_CM_EVENT_CLOSE));
 	kc_to_cpu(rb);
 	KUNIT_EXPECT_NULL(test, memchr_inv(rb->cpu, 0, 2 * PAGE_SIZE));
+}
+
+/* A fast-registered MR backs local SGEs: a RECV's sink, and the source
+ * of a SEND posted in one chain behind the REG_MR that registers it.
+ */
+static void kc_fastreg_local(struct kunit *test)
+{
+	struct kc *t = kc_of(test);
+	const u32 len = PAGE_SIZE + 1000;	/* across a page boundary */
+	struct kc_buf *sa = kc_buf(t, &t->a, 2 * PAGE_SIZE);
+	struct kc_buf *rb = kc_buf(t, &t->b, 2 * PAGE_SIZE);
+	struct ib_mr *ma = kc_fr_mr(t, &t->a, sa), *mb = kc_fr_mr(t, &t->b, rb);
+	struct ib_sge src = { .addr = ma->iova + 20, .length = len,
+			      .lkey = ma->lkey };
+	struct ib_sge sink = { .addr = mb->iova + 10, .length = len,
+			       .lkey = mb->lkey };
+	struct ib_send_wr send = {
+		.wr_id = 7, .opcode = IB_WR_SEND, .sg_list = &src,
+		.num_sge = 1, .send_flags = IB_SEND_SIGNALED,
+	};
+	struct ib_reg_wr reg = {
+		.wr = { .opcode = IB_WR_REG_MR, .next = &send },
+		.mr = ma, .key = ma->rkey & 0xff,
+		.access = IB_ACCESS_LOCAL_WRITE,
+	};
+	struct ib_recv_wr recv = { .wr_id = 8, .sg_list = &sink,
+				   .num_sge = 1 };
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *bad;
+	struct kc_conn c = {};
+	struct ib_wc wc;
+
+	kc_connected(t, &c, NULL);
+	kc_local(t, c.qb, mb, true);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(c.qb, &recv, &rbad), 0);
+	kc_pattern(sa, 2 * PAGE_SIZE, 5);
+	KUNIT_ASSERT_EQ(test, ib_post_send(c.qa, &reg.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, kc_poll(t, c.qa, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	KUNIT_ASSERT_EQ(test, kc_poll(t, c.qb, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, len);
+	kc_to_cpu(rb);
+	KUNIT_EXPECT_EQ(test, memcmp(rb->cpu + 10, sa->cpu + 20, len), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(rb->cpu, 0, 10));
 }
 
 static void kc_count_flush(struct ib_cq *cq, struct ib_wc *wc)
@@ -724,6 +783,7 @@ static struct kunit_case kc_verbs_cases[] = {
 	KUNIT_CASE(kc_pd_isolation),
 	KUNIT_CASE(kc_mr_keys),
 	KUNIT_CASE(kc_fastreg),
+	KUNIT_CASE(kc_fastreg_local),
 	KUNIT_CASE(kc_drain),
 	KUNIT_CASE(kc_missed_events),
 	KUNIT_CASE(kc_cq_overflow),

@@ -1243,6 +1243,7 @@ static void hostile_rdma_read_refused(struct kunit *test)
  * @desc: what is wrong
  * @qp_access: rights of the QP: 0 for those of rdma_create_qp(),
  *	CMT_QP_AS_CREATED for those of kiwi_create_qp(), else these
+ * @key_xor: HOSTILE_STAG_NEXT and _PREV: XORed into the MR's key
  */
 struct hostile_access_case {
 	bool rreq;
@@ -1255,6 +1256,7 @@ struct hostile_access_case {
 	u8 ecode;
 	const char *desc;
 	u32 qp_access;
+	u8 key_xor;
 };
 
 enum {
@@ -1267,6 +1269,8 @@ enum {
 	HOSTILE_STAG_LOCAL_DMA,
 	HOSTILE_STAG_RRESP,	/* a Read Response nobody asked for */
 	HOSTILE_STAG_INVALIDATED,	/* by a LOCAL_INV of the QP */
+	HOSTILE_STAG_NEXT,	/* the index after the MR's, a guessed key */
+	HOSTILE_STAG_PREV,	/* the index before the MR's, a guessed key */
 };
 
 #define HOSTILE_RW	KIWI_ACCESS_ALL
@@ -1327,6 +1331,27 @@ static const struct hostile_access_case hostile_access_cases[] = {
 	  "READ, verbs QP (no rights)", CMT_QP_AS_CREATED },
 	{ false, HOSTILE_RW, HOSTILE_STAG_UNKNOWN, 0, false, 8, 0x01, 0x02,
 	  "WRITE, QP without rights, bad STag", IB_ACCESS_LOCAL_WRITE },
+	/*
+	 * Neighbouring STags a peer guesses: the index after or before the
+	 * MR's, each an MR of the QP's PD granting remote access, with the
+	 * MR's key or another one, never the neighbour's own.
+	 */
+	{ false, HOSTILE_RW, HOSTILE_STAG_NEXT, 0, false, 8, 0x11, 0x00,
+	  "WRITE, next index, same key", 0, 0x00 },
+	{ false, HOSTILE_RW, HOSTILE_STAG_PREV, 0, false, 8, 0x11, 0x00,
+	  "WRITE, previous index, same key", 0, 0x00 },
+	{ false, HOSTILE_RW, HOSTILE_STAG_NEXT, 0, false, 8, 0x11, 0x00,
+	  "WRITE, next index, key ^ 0x01", 0, 0x01 },
+	{ false, HOSTILE_RW, HOSTILE_STAG_PREV, 0, false, 8, 0x11, 0x00,
+	  "WRITE, previous index, key ^ 0x01", 0, 0x01 },
+	{ false, HOSTILE_RW, HOSTILE_STAG_NEXT, 0, false, 8, 0x11, 0x00,
+	  "WRITE, next index, key ^ 0x80", 0, 0x80 },
+	{ false, HOSTILE_RW, HOSTILE_STAG_PREV, 0, false, 8, 0x11, 0x00,
+	  "WRITE, previous index, key ^ 0xff", 0, 0xff },
+	{ true, HOSTILE_RW, HOSTILE_STAG_NEXT, 0, false, 8, 0x01, 0x00,
+	  "READ, next index, same key", 0, 0x00 },
+	{ true, HOSTILE_RW, HOSTILE_STAG_PREV, 0, false, 8, 0x01, 0x00,
+	  "READ, previous index, same key", 0, 0x00 },
 };
 
 static void hostile_access_case_desc(const struct hostile_access_case *c,
@@ -1396,6 +1421,68 @@ static struct ib_mr *hostile_other_mr(struct kunit *test, void *buf,
 	return hostile_own_pd_mr(test, kv0, buf, access);
 }
 
+static bool hostile_dereg_match(struct kunit *test,
+				struct kunit_resource *res, void *mr)
+{
+	return res->free == hostile_dereg && res->data == mr;
+}
+
+/* An MR of the fixture's PD over @buf, deregistered after the case. */
+static struct ib_mr *hostile_neighbour_mr(struct kunit *test, struct cmt *t,
+					  void *buf, u32 access)
+{
+	struct ib_mr *mr = kiwi_reg_kernel_mr(t->pd, buf, HOSTILE_REGION,
+					      access);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 hostile_dereg,
+							 GFP_KERNEL, mr));
+	return mr;
+}
+
+/*
+ * A guess must name no MR: if @stag is @mr's, register @mr again, at
+ * the same index under another key (an index never gets its last key).
+ */
+static void hostile_neighbour_not(struct kunit *test, struct cmt *t,
+				  struct ib_mr *mr, void *buf, u32 access,
+				  u32 stag)
+{
+	if (mr->rkey == stag) {
+		kunit_destroy_resource(test, hostile_dereg_match, mr);
+		mr = hostile_neighbour_mr(test, t, buf, access);
+	}
+	KUNIT_EXPECT_NE(test, mr->rkey, stag);
+}
+
+/*
+ * The STag of the index after or before that of an MR over @buf, with
+ * a guessed key: the neighbours, MRs over the bytes before and after
+ * @buf registered just before and after it, take those indices.
+ */
+static u32 hostile_neighbour_stag(struct kunit *test, struct cmt *t,
+				  const struct hostile_access_case *c, u8 *buf,
+				  u64 *iova)
+{
+	struct ib_mr *prev, *mr, *next;
+	u32 index, stag;
+
+	prev = hostile_neighbour_mr(test, t, buf - HOSTILE_REGION, c->access);
+	mr = cmt_mr(t, buf, HOSTILE_REGION, c->access);
+	next = hostile_neighbour_mr(test, t, buf + HOSTILE_REGION, c->access);
+	*iova = mr->iova;
+	index = mr->rkey >> SOFTIW_STAG_INDEX_SHIFT;
+	index = c->stag == HOSTILE_STAG_NEXT ? index + 1 : index - 1;
+	stag = index << SOFTIW_STAG_INDEX_SHIFT |
+	       ((mr->rkey ^ c->key_xor) & SOFTIW_STAG_KEY);
+	hostile_neighbour_not(test, t, prev, buf - HOSTILE_REGION, c->access,
+			      stag);
+	hostile_neighbour_not(test, t, next, buf + HOSTILE_REGION, c->access,
+			      stag);
+	return stag;
+}
+
 /* The STag a case names, for an MR of this device over @buf. */
 static u32 hostile_case_stag(struct kunit *test, struct cmt *t,
 			     const struct hostile_access_case *c, u8 *buf,
@@ -1427,6 +1514,8 @@ static u32 hostile_case_stag(struct kunit *test, struct cmt *t,
 		kiwi_dereg_mr(mr);
 		return stag;
 	}
+	if (c->stag == HOSTILE_STAG_NEXT || c->stag == HOSTILE_STAG_PREV)
+		return hostile_neighbour_stag(test, t, c, buf, iova);
 	mr = cmt_mr(t, buf, HOSTILE_REGION, c->access);
 	*iova = mr->iova;
 	if (c->stag == HOSTILE_STAG_UNKNOWN)
@@ -1501,6 +1590,9 @@ static void hostile_access(struct kunit *test)
 		if (mem[i] != HOSTILE_GUARD)
 			break;
 	KUNIT_EXPECT_EQ(test, i, 1024);
+	/* Nor into the other MR of the device, the peer's QP's memory. */
+	if (c->stag == HOSTILE_STAG_NEXT || c->stag == HOSTILE_STAG_PREV)
+		KUNIT_EXPECT_PTR_EQ(test, memchr_inv(p.buf, 0, 4096), NULL);
 	cmt_teardown(t);
 }
 
