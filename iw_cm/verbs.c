@@ -172,7 +172,8 @@ static bool kiwi_qp_init_ok(struct ib_device *dev,
 	const struct ib_device_attr *a = &dev->attrs;
 	const struct ib_qp_cap *cap = &init->cap;
 
-	if (!init->send_cq || !init->recv_cq || init->srq ||
+	if (!init->send_cq || !init->recv_cq || init->srq || init->xrcd ||
+	    init->rwq_ind_tbl || init->source_qpn ||
 	    init->create_flags || init->qp_type != IB_QPT_RC ||
 	    (init->sq_sig_type != IB_SIGNAL_ALL_WR &&
 	     init->sq_sig_type != IB_SIGNAL_REQ_WR))

@@ -22,6 +22,10 @@ echo "ok: no warnings"
 step "static: Linux's ULPs, unmodified, against kiwi's headers"
 build_ulps "$out" "$kdir" "$src"
 
+step "static: the verbs structs ULPs embed, laid out as Linux's"
+bash "$top/scripts/layout_check.sh" "$kdir" "$out/layout" ||
+	die "kiwi's <rdma/ib_verbs.h> does not lay its structs out as Linux's"
+
 step "static: exported symbols and module metadata"
 bad=$(awk '$2 !~ /^kiwi_/ { print $2 }' "$out/Module.symvers")
 [ -z "$bad" ] || die "exported symbols without the kiwi_ prefix: $bad"

@@ -23,6 +23,7 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/dma-mapping.h>
+#include <linux/if_ether.h>
 #include <linux/irq_poll.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
@@ -65,7 +66,9 @@ struct ib_cq;
 struct ib_device;
 struct ib_pd;
 struct ib_qp;
+struct ib_rwq_ind_table;
 struct ib_srq;
+struct ib_xrcd;
 struct dentry;
 struct kiwi_provider_ops;
 struct net_device;
@@ -675,11 +678,14 @@ enum ib_qp_type {
  * @send_cq: CQ for send completions
  * @recv_cq: CQ for receive completions
  * @srq: must be NULL (no shared receive queues)
+ * @xrcd: must be NULL (no XRC, an InfiniBand feature)
  * @cap: queue sizes; on return, what the QP got
  * @sq_sig_type: which sends complete
  * @qp_type: IB_QPT_RC
  * @create_flags: must be 0
  * @port_num: unused (one port)
+ * @rwq_ind_tbl: must be NULL (no receive work queue indirection)
+ * @source_qpn: must be 0 (no special QPs)
  */
 struct ib_qp_init_attr {
 	void (*event_handler)(struct ib_event *event, void *qp_context);
@@ -687,11 +693,14 @@ struct ib_qp_init_attr {
 	struct ib_cq *send_cq;
 	struct ib_cq *recv_cq;
 	struct ib_srq *srq;
+	struct ib_xrcd *xrcd;
 	struct ib_qp_cap cap;
 	enum ib_sig_type sq_sig_type;
 	enum ib_qp_type qp_type;
 	u32 create_flags;
 	u32 port_num;
+	struct ib_rwq_ind_table *rwq_ind_tbl;
+	u32 source_qpn;
 };
 
 /**
@@ -1091,9 +1100,14 @@ enum ib_wc_flags {
  * @slid: 0
  * @wc_flags: enum ib_wc_flags bits
  * @pkey_index: 0
+ * @sl: 0 (InfiniBand and RoCE addressing, as the fields below)
+ * @dlid_path_bits: 0
+ * @port_num: 0
+ * @smac: zero
+ * @vlan_id: 0
+ * @network_hdr_type: 0
  *
- * Linux's field order; the IB-only addressing fields after @pkey_index
- * are left out.
+ * Linux's layout, field for field.
  */
 struct ib_wc {
 	union {
@@ -1113,6 +1127,12 @@ struct ib_wc {
 	u32 slid;
 	int wc_flags;
 	u16 pkey_index;
+	u8 sl;
+	u8 dlid_path_bits;
+	u32 port_num;
+	u8 smac[ETH_ALEN];
+	u16 vlan_id;
+	u8 network_hdr_type;
 };
 
 /**

@@ -255,6 +255,21 @@ static void vt_srq(struct ib_qp_init_attr *a, struct ib_cq *f)
 	a->srq = (struct ib_srq *)f;
 }
 
+static void vt_xrcd(struct ib_qp_init_attr *a, struct ib_cq *f)
+{
+	a->xrcd = (struct ib_xrcd *)f;
+}
+
+static void vt_rwq_ind(struct ib_qp_init_attr *a, struct ib_cq *f)
+{
+	a->rwq_ind_tbl = (struct ib_rwq_ind_table *)f;
+}
+
+static void vt_source_qpn(struct ib_qp_init_attr *a, struct ib_cq *f)
+{
+	a->source_qpn = 1;
+}
+
 static void vt_flags(struct ib_qp_init_attr *a, struct ib_cq *f)
 {
 	a->create_flags = 1;
@@ -284,6 +299,9 @@ static const struct vt_bad_case vt_bad_cases[] = {
 	{ "no receive CQ", vt_no_cq },
 	{ "CQ of another device", vt_foreign_cq },
 	{ "an SRQ", vt_srq },
+	{ "an XRC domain", vt_xrcd },
+	{ "a receive WQ indirection table", vt_rwq_ind },
+	{ "a source QP number", vt_source_qpn },
 	{ "create flags", vt_flags },
 	{ "not RC", vt_type },
 	{ "unknown signalling", vt_sig },
