@@ -258,7 +258,7 @@ static int softiw_tx_seg_send(struct softiw_cep *cep,
 	int ret;
 
 	ret = softiw_bufs_copy_out(cep->qp->qp.pd, wqe->buf, tx->mo,
-				  slot + hlen, n);
+				   slot + hlen, n);
 	if (ret)
 		return ret;
 	tx->mo += n;
@@ -286,7 +286,7 @@ static int softiw_tx_seg_write(struct softiw_cep *cep,
 	int ret;
 
 	ret = softiw_bufs_copy_out(cep->qp->qp.pd, wqe->buf, tx->mo,
-				  slot + hlen, n);
+				   slot + hlen, n);
 	if (ret)
 		return ret;
 	tx->mo += n;
