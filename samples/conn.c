@@ -18,6 +18,15 @@
  * comes after the WRITE on the same stream, so by the time the client
  * receives it the message is placed, and the client compares the buffers.
  *
+ * Memory, as Linux's ULPs name it: local SGEs by DMA address and the PD's
+ * local_dma_lkey; what the peer reaches by a fast-registered MR. The
+ * client registers its message buffers once, under the key its connect
+ * offers, by an IB_WR_REG_MR posted ahead of its first SEND. The server's
+ * READ needs an MR too (an iWARP READ names its sink by STag): it
+ * registers its receive buffer under a new key ahead of each READ and
+ * invalidates it ahead of the WRITE, so the client can reach it only
+ * while the READ is outstanding.
+ *
  * conn->lock serialises the rdma_cm handler, the CQ worker and teardown;
  * once teardown has set conn->dead neither touches the connection again.
  */
@@ -35,6 +44,8 @@ enum {
 	SAMPLE_WR_SEND,
 	SAMPLE_WR_READ,
 	SAMPLE_WR_WRITE,
+	SAMPLE_WR_REG,
+	SAMPLE_WR_INV,
 };
 
 #define SAMPLE_CTRL_LEN		((u32)sizeof(struct kiwi_sample_ctrl))
@@ -87,9 +98,10 @@ struct kiwi_sample_conn *kiwi_sample_conn_alloc(const char *who,
 EXPORT_SYMBOL_GPL(kiwi_sample_conn_alloc);
 
 /*
- * conn->buf and conn->mr: the message's receive buffer at offset 0, its
- * send buffer at offset size. conn->ctrl and conn->ctrl_mr (the RDMA
- * exchange only): the ctrl's receive buffer, then its send buffer.
+ * conn->buf (DMA address conn->buf_dma): the message's receive buffer at
+ * offset 0, its send buffer at offset size. conn->ctrl (conn->ctrl_dma,
+ * the RDMA exchange only): the ctrl's receive buffer, then its send
+ * buffer.
  */
 static u32 sample_send_off(const struct kiwi_sample_conn *conn)
 {
@@ -196,14 +208,27 @@ static void sample_close(struct kiwi_sample_conn *conn)
 		sample_finish(conn);
 }
 
-/* @len bytes at @off of @mr. */
-static void sample_sge(struct ib_sge *sge, const struct ib_mr *mr,
-		       u32 off, u32 len)
+/* @len bytes at @off of the memory mapped at @dma, by local_dma_lkey. */
+static void sample_sge(struct ib_sge *sge, const struct kiwi_sample_conn *conn,
+		       u64 dma, u32 off, u32 len)
 {
 	*sge = (struct ib_sge) {
-		.addr = mr->iova + off,
+		.addr = dma + off,
 		.length = len,
-		.lkey = mr->lkey,
+		.lkey = conn->pd->local_dma_lkey,
+	};
+}
+
+/* An IB_WR_REG_MR of conn->mr under its current key, with @access. */
+static void sample_reg_wr(struct kiwi_sample_conn *conn, struct ib_reg_wr *reg,
+			  int access, struct ib_send_wr *next)
+{
+	*reg = (struct ib_reg_wr) {
+		.wr = { .wr_id = SAMPLE_WR_REG, .opcode = IB_WR_REG_MR,
+			.next = next },
+		.mr = conn->mr,
+		.key = conn->mr->rkey,
+		.access = access,
 	};
 }
 
@@ -218,9 +243,9 @@ static int sample_post_recv(struct kiwi_sample_conn *conn)
 	const struct ib_recv_wr *bad;
 
 	if (conn->rdma)
-		sample_sge(&sge, conn->ctrl_mr, 0, SAMPLE_CTRL_LEN);
+		sample_sge(&sge, conn, conn->ctrl_dma, 0, SAMPLE_CTRL_LEN);
 	else
-		sample_sge(&sge, conn->mr, 0, conn->size);
+		sample_sge(&sge, conn, conn->buf_dma, 0, conn->size);
 	return ib_post_recv(conn->id->qp, &wr, &bad);
 }
 
@@ -248,30 +273,44 @@ static void sample_wr(struct kiwi_sample_conn *conn, struct ib_rdma_wr *wr,
 	wr->rkey = be32_to_cpu(conn->hello.rkey);
 }
 
-/* SEND @len bytes at @off of @mr. */
+/* SEND @len bytes at @off of the memory mapped at @dma, after @first. */
 static int sample_post_send(struct kiwi_sample_conn *conn,
-			    const struct ib_mr *mr, u32 off, u32 len)
+			    struct ib_send_wr *first, u64 dma, u32 off, u32 len)
 {
 	const struct ib_send_wr *bad;
 	struct ib_rdma_wr wr;
 	struct ib_sge sge;
 
-	sample_sge(&sge, mr, off, len);
+	sample_sge(&sge, conn, dma, off, len);
 	sample_wr(conn, &wr, &sge, SAMPLE_WR_SEND, 0);
-	return ib_post_send(conn->id->qp, &wr.wr, &bad);
+	if (!first)
+		return ib_post_send(conn->id->qp, &wr.wr, &bad);
+	first->next = &wr.wr;
+	return ib_post_send(conn->id->qp, first, &bad);
 }
 
-/* Client, RDMA: say that message @seq is ready; clear where it comes back. */
+/*
+ * Client, RDMA: say that message @seq is ready; clear where it comes back.
+ * The first time, the message buffers are registered ahead of the SEND,
+ * under the key the connect offered.
+ */
 static int sample_announce(struct kiwi_sample_conn *conn, u32 seq)
 {
 	struct kiwi_sample_ctrl *ctrl = sample_ctrl_send(conn);
+	struct ib_reg_wr reg;
+	bool first = !conn->mr_valid;
 
 	memset(sample_recv_buf(conn), 0, conn->size);
 	ctrl->nr = cpu_to_be32(conn->nr);
 	ctrl->seq = cpu_to_be32(seq);
 	ctrl->len = cpu_to_be32(conn->size);
-	return sample_post_send(conn, conn->ctrl_mr, SAMPLE_CTRL_LEN,
-				SAMPLE_CTRL_LEN);
+	if (first)
+		sample_reg_wr(conn, &reg, IB_ACCESS_LOCAL_WRITE |
+			      IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ,
+			      NULL);
+	conn->mr_valid = true;
+	return sample_post_send(conn, first ? &reg.wr : NULL, conn->ctrl_dma,
+				SAMPLE_CTRL_LEN, SAMPLE_CTRL_LEN);
 }
 
 /* Client: fill the send buffer with message @seq and send it. */
@@ -290,8 +329,8 @@ static void sample_send_next(struct kiwi_sample_conn *conn)
 	if (conn->rdma)
 		ret = sample_announce(conn, seq);
 	else
-		ret = sample_post_send(conn, conn->mr, sample_send_off(conn),
-				       conn->size);
+		ret = sample_post_send(conn, NULL, conn->buf_dma,
+				       sample_send_off(conn), conn->size);
 	if (ret) {
 		sample_fail(conn, "post_send", ret);
 		sample_close(conn);
@@ -351,6 +390,7 @@ static int sample_server_read(struct kiwi_sample_conn *conn, u32 len)
 {
 	struct kiwi_sample_ctrl *ctrl = sample_ctrl_recv(conn);
 	const struct ib_send_wr *bad;
+	struct ib_reg_wr reg;
 	struct ib_rdma_wr wr;
 	struct ib_sge sge;
 	u32 msg_len;
@@ -369,14 +409,28 @@ static int sample_server_read(struct kiwi_sample_conn *conn, u32 len)
 	ret = sample_post_recv(conn);
 	if (ret)
 		return ret;
-	sample_sge(&sge, conn->mr, 0, msg_len);
+	/* The sink: the receive buffer, registered under a new key. */
+	ib_update_fast_reg_key(conn->mr, ib_inc_rkey(conn->mr->rkey));
+	sge = (struct ib_sge) {
+		.addr = conn->mr->iova, .length = msg_len,
+		.lkey = conn->mr->lkey,
+	};
 	sample_wr(conn, &wr, &sge, SAMPLE_WR_READ, conn->hello.read_addr);
-	return ib_post_send(conn->id->qp, &wr.wr, &bad);
+	sample_reg_wr(conn, &reg, IB_ACCESS_LOCAL_WRITE |
+		      IB_ACCESS_REMOTE_WRITE, &wr.wr);
+	return ib_post_send(conn->id->qp, &reg.wr, &bad);
 }
 
-/* Server, RDMA: the message is read; write it back, then say so. */
+/*
+ * Server, RDMA: the message is read; close the sink to the client, write
+ * the message back, then say so.
+ */
 static int sample_server_write(struct kiwi_sample_conn *conn, u32 len)
 {
+	struct ib_send_wr inv = {
+		.wr_id = SAMPLE_WR_INV, .opcode = IB_WR_LOCAL_INV,
+		.ex.invalidate_rkey = conn->mr->rkey,
+	};
 	struct ib_rdma_wr write, send;
 	struct ib_sge write_sge, send_sge;
 	const struct ib_send_wr *bad;
@@ -385,13 +439,15 @@ static int sample_server_write(struct kiwi_sample_conn *conn, u32 len)
 		return -EBADMSG;
 	conn->received++;
 	conn->bytes += len;
-	sample_sge(&write_sge, conn->mr, 0, len);
+	sample_sge(&write_sge, conn, conn->buf_dma, 0, len);
 	sample_wr(conn, &write, &write_sge, SAMPLE_WR_WRITE,
 		  conn->hello.write_addr);
-	sample_sge(&send_sge, conn->ctrl_mr, SAMPLE_CTRL_LEN, SAMPLE_CTRL_LEN);
+	sample_sge(&send_sge, conn, conn->ctrl_dma, SAMPLE_CTRL_LEN,
+		   SAMPLE_CTRL_LEN);
 	sample_wr(conn, &send, &send_sge, SAMPLE_WR_SEND, 0);
+	inv.next = &write.wr;
 	write.wr.next = &send.wr;
-	return ib_post_send(conn->id->qp, &write.wr, &bad);
+	return ib_post_send(conn->id->qp, &inv, &bad);
 }
 
 /* Server, by SEND: take the next receive, then send the message back. */
@@ -405,7 +461,8 @@ static int sample_server_echo(struct kiwi_sample_conn *conn, u32 len)
 	ret = sample_post_recv(conn);
 	if (ret)
 		return ret;
-	return sample_post_send(conn, conn->mr, sample_send_off(conn), len);
+	return sample_post_send(conn, NULL, conn->buf_dma,
+				sample_send_off(conn), len);
 }
 
 static const char *sample_wr_name(u64 wr_id)
@@ -419,6 +476,10 @@ static const char *sample_wr_name(u64 wr_id)
 		return "read completion";
 	case SAMPLE_WR_WRITE:
 		return "write completion";
+	case SAMPLE_WR_REG:
+		return "registration";
+	case SAMPLE_WR_INV:
+		return "invalidation";
 	default:
 		return "completion";
 	}
@@ -513,59 +574,82 @@ static void sample_cq_event(struct ib_cq *cq, void *context)
 	queue_work(system_wq, &conn->cq_work);
 }
 
-/* A memory region for local access: the SGEs of work requests. */
-static struct ib_mr *sample_reg_local(struct kiwi_sample_conn *conn,
-				      void *buf, u32 len)
+/* DMA-map @len bytes at @buf for local SGEs; Return: 0 or -ENOMEM. */
+static int sample_map(struct kiwi_sample_conn *conn, void *buf, u32 len,
+		      u64 *dma)
 {
-	struct ib_mr *mr;
+	struct ib_device *dev = conn->pd->device;
+	u64 addr = ib_dma_map_single(dev, buf, len, DMA_BIDIRECTIONAL);
 
-	mr = kiwi_reg_kernel_mr(conn->pd, buf, len, IB_ACCESS_LOCAL_WRITE);
-	if (IS_ERR(mr))
-		conn->what = "reg_kernel_mr";
-	return mr;
+	if (ib_dma_mapping_error(dev, addr)) {
+		conn->what = "dma_map_single";
+		return -ENOMEM;
+	}
+	*dma = addr;
+	return 0;
+}
+
+/*
+ * RDMA exchange: a fast-registration MR over the first @len bytes of the
+ * message buffers, mapped, not registered yet.
+ */
+static int sample_mr_init(struct kiwi_sample_conn *conn, u32 len)
+{
+	struct ib_device *dev = conn->pd->device;
+	struct ib_mr *mr;
+	int n;
+
+	mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG,
+			 DIV_ROUND_UP(len, PAGE_SIZE) + 1);
+	if (IS_ERR(mr)) {
+		conn->what = "alloc_mr";
+		return PTR_ERR(mr);
+	}
+	conn->mr = mr;
+	sg_init_one(&conn->sg, conn->buf, len);
+	if (!ib_dma_map_sg(dev, &conn->sg, 1, DMA_BIDIRECTIONAL)) {
+		conn->what = "dma_map_sg";
+		return -ENOMEM;
+	}
+	conn->sg_mapped = true;
+	n = ib_map_mr_sg(mr, &conn->sg, 1, NULL, PAGE_SIZE);
+	if (n != 1) {
+		conn->what = "map_mr_sg";
+		return n < 0 ? n : -EINVAL;
+	}
+	return 0;
 }
 
 /* RDMA exchange: the ctrl buffers, local to each side. */
 static int sample_ctrl_init(struct kiwi_sample_conn *conn)
 {
-	struct ib_mr *mr;
-
 	conn->ctrl = kcalloc(2, SAMPLE_CTRL_LEN, GFP_KERNEL);
 	if (!conn->ctrl) {
 		conn->what = "ctrl buffers";
 		return -ENOMEM;
 	}
-	mr = sample_reg_local(conn, conn->ctrl, 2 * SAMPLE_CTRL_LEN);
-	if (IS_ERR(mr))
-		return PTR_ERR(mr);
-	conn->ctrl_mr = mr;
-	return 0;
+	return sample_map(conn, conn->ctrl, 2 * SAMPLE_CTRL_LEN,
+			  &conn->ctrl_dma);
 }
 
 /*
- * Client, RDMA: a second region over the message buffers, for the server
- * alone, seen from offset 0 (the peer learns offsets, not kernel
- * addresses), and the hello that offers it.
+ * Client, RDMA: the MR over both message buffers, for the server alone,
+ * under a new key, and the hello that offers it.
  */
 static int sample_remote_init(struct kiwi_sample_conn *conn)
 {
 	struct kiwi_sample_hello *h = &conn->hello;
-	struct scatterlist sg;
-	struct ib_mr *mr;
+	int ret;
 
-	sg_init_one(&sg, conn->buf, 2 * conn->size);
-	mr = kiwi_reg_sg_mr(conn->pd, &sg, 1, 0, IB_ACCESS_LOCAL_WRITE |
-			    IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ);
-	if (IS_ERR(mr)) {
-		conn->what = "reg_sg_mr";
-		return PTR_ERR(mr);
-	}
-	conn->remote_mr = mr;
+	ret = sample_mr_init(conn, 2 * conn->size);
+	if (ret)
+		return ret;
+	ib_update_fast_reg_key(conn->mr, ib_inc_rkey(conn->mr->rkey));
 	h->magic = cpu_to_be32(KIWI_SAMPLE_HELLO_MAGIC);
 	h->size = cpu_to_be32(conn->size);
-	h->read_addr = cpu_to_be64(mr->iova + sample_send_off(conn));
-	h->write_addr = cpu_to_be64(mr->iova);
-	h->rkey = cpu_to_be32(mr->rkey);
+	h->read_addr = cpu_to_be64(conn->mr->iova + sample_send_off(conn));
+	h->write_addr = cpu_to_be64(conn->mr->iova);
+	h->rkey = cpu_to_be32(conn->mr->rkey);
 	return 0;
 }
 
@@ -582,27 +666,24 @@ static void sample_take_hello(struct kiwi_sample_conn *conn,
 }
 
 /*
- * Memory regions and the first receive. A device without a data path
- * fails here, with -EINVAL from kiwi_reg_kernel_mr() or -EOPNOTSUPP from
- * kiwi_post_recv(). The client's message buffers of the RDMA exchange
- * are open to the server's RDMA READ and WRITE.
+ * Buffers, MRs and the first receive. A device without a data path fails
+ * here, with -EOPNOTSUPP from ib_alloc_mr() or ib_post_recv(). The
+ * client's message buffers of the RDMA exchange are open to the server's
+ * RDMA READ and WRITE; the server's receive buffer is its READ's sink.
  */
 static int sample_data_init(struct kiwi_sample_conn *conn)
 {
-	struct ib_mr *mr;
 	int ret;
 
-	mr = sample_reg_local(conn, conn->buf, 2 * conn->size);
-	if (IS_ERR(mr))
-		return PTR_ERR(mr);
-	conn->mr = mr;
+	ret = sample_map(conn, conn->buf, 2 * conn->size, &conn->buf_dma);
+	if (ret)
+		return ret;
 	if (conn->rdma) {
 		ret = sample_ctrl_init(conn);
 		if (ret)
 			return ret;
-	}
-	if (conn->rdma && !conn->passive) {
-		ret = sample_remote_init(conn);
+		ret = conn->passive ? sample_mr_init(conn, conn->size) :
+				      sample_remote_init(conn);
 		if (ret)
 			return ret;
 	}
@@ -626,7 +707,7 @@ static int sample_setup(struct kiwi_sample_conn *conn)
 {
 	struct ib_qp_init_attr init = {
 		.cap = {
-			.max_send_wr = 4,
+			.max_send_wr = 6,
 			.max_recv_wr = 2,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
@@ -843,12 +924,27 @@ void kiwi_sample_conn_abort(struct kiwi_sample_conn *conn, const char *what,
 }
 EXPORT_SYMBOL_GPL(kiwi_sample_conn_abort);
 
+/* Undo the DMA mappings; the PD keeps the device. */
+static void sample_unmap(struct kiwi_sample_conn *conn)
+{
+	struct ib_device *dev = conn->pd->device;
+
+	if (conn->sg_mapped)
+		ib_dma_unmap_sg(dev, &conn->sg, 1, DMA_BIDIRECTIONAL);
+	if (conn->ctrl_dma)
+		ib_dma_unmap_single(dev, conn->ctrl_dma, 2 * SAMPLE_CTRL_LEN,
+				    DMA_BIDIRECTIONAL);
+	if (conn->buf_dma)
+		ib_dma_unmap_single(dev, conn->buf_dma, 2 * conn->size,
+				    DMA_BIDIRECTIONAL);
+}
+
 /**
  * kiwi_sample_conn_destroy() - tear a connection down and free it
  * @conn: the connection, finished or not
  *
  * Stops the handler and the CQ worker from touching it, destroys its QP,
- * id, CQ and memory region, and frees it.
+ * id, CQ and MR, unmaps its buffers, and frees it.
  *
  * Context: process context; sleeps. Not from the id's own handler.
  */
@@ -865,12 +961,10 @@ void kiwi_sample_conn_destroy(struct kiwi_sample_conn *conn)
 		ib_destroy_cq(conn->cq);
 		cancel_work_sync(&conn->cq_work);
 	}
-	if (conn->remote_mr)
-		ib_dereg_mr(conn->remote_mr);
-	if (conn->ctrl_mr)
-		ib_dereg_mr(conn->ctrl_mr);
 	if (conn->mr)
 		ib_dereg_mr(conn->mr);
+	if (conn->pd)
+		sample_unmap(conn);
 	if (conn->pd)
 		ib_dealloc_pd(conn->pd);
 	kfree(conn->ctrl);

@@ -15,6 +15,7 @@
 #include <linux/completion.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
+#include <linux/scatterlist.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -113,11 +114,15 @@ struct kiwi_sample_stats {
  * @received: messages received and checked
  * @bytes: bytes in them
  * @buf: two buffers of @size: receive, then send
- * @mr: the memory region over @buf for local access
- * @remote_mr: client, @rdma: a second region over @buf, seen from
- *	offset 0, for the server's RDMA READ and WRITE
+ * @buf_dma: @buf's DMA address, named in SGEs by the PD's local_dma_lkey
  * @ctrl: @rdma: two ctrl buffers: receive, then send
- * @ctrl_mr: @rdma: the memory region over @ctrl, local access only
+ * @ctrl_dma: @ctrl's DMA address
+ * @mr: @rdma: a fast-registration MR over @buf: the client's both
+ *	buffers, for the server's RDMA READ and WRITE; the server's receive
+ *	buffer, its READ's sink
+ * @sg: what @mr maps
+ * @sg_mapped: @sg is DMA-mapped
+ * @mr_valid: client: @mr's registration is posted
  * @cq: the CQ of both queues
  * @pd: the protection domain of the QP and the MRs
  * @cq_work: polls @cq
@@ -147,10 +152,13 @@ struct kiwi_sample_conn {
 	u32 received;
 	u64 bytes;
 	void *buf;
-	struct ib_mr *mr;
-	struct ib_mr *remote_mr;
+	u64 buf_dma;
 	struct kiwi_sample_ctrl *ctrl;
-	struct ib_mr *ctrl_mr;
+	u64 ctrl_dma;
+	struct ib_mr *mr;
+	struct scatterlist sg;
+	bool sg_mapped;
+	bool mr_valid;
 	struct ib_cq *cq;
 	struct ib_pd *pd;
 	struct work_struct cq_work;
