@@ -471,6 +471,7 @@ struct ib_mr *loop_alloc_mr(struct ib_pd *pd, u32 max_num_sg);
 int loop_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset);
 struct loop_mr *loop_mr_find(struct loop_dev *ldev, u32 stag);
+struct loop_mr *loop_mr_fr(struct loop_dev *ldev, u32 stag);
 bool loop_mr_range_ok(const struct loop_mr *mr, u64 addr, u64 len);
 void loop_copy(const struct loop_sgl *dst, const struct loop_sgl *src,
 	       u64 len);

@@ -257,6 +257,21 @@ struct loop_mr *loop_mr_find(struct loop_dev *ldev, u32 stag)
 }
 
 /**
+ * loop_mr_fr() - the fast-registration MR an STag's index names
+ * @ldev: the device
+ * @stag: the STag; its key may be one a queued IB_WR_REG_MR gives
+ *
+ * Context: loop_mutex held, or rcu_read_lock().
+ * Return: the MR, or NULL if the index names none of ib_alloc_mr().
+ */
+struct loop_mr *loop_mr_fr(struct loop_dev *ldev, u32 stag)
+{
+	struct loop_mr *mr = xa_load(&ldev->mrs, stag >> 8);
+
+	return mr && mr->kind == LOOP_MR_FR ? mr : NULL;
+}
+
+/**
  * loop_mr_range_ok() - is a range inside an MR?
  * @mr: the MR
  * @addr: tagged offset of its first byte

@@ -41,11 +41,13 @@ static int loop_sge_check(struct loop_qp *qp, const struct ib_sge *sge,
 	if (sge->lkey == LOOP_LOCAL_DMA_LKEY)
 		return sge->addr ? 0 : -EINVAL;
 	rcu_read_lock();
-	mr = loop_mr_find(qp->ldev, sge->lkey);
+	/* A REG_MR queued ahead may give an MR of ib_alloc_mr() this key. */
+	mr = loop_mr_find(qp->ldev, sge->lkey) ?:
+	     loop_mr_fr(qp->ldev, sge->lkey);
 	if (!mr || mr->pd != qp->ibqp.pd)
 		ret = -EINVAL;
 	else if (mr->kind == LOOP_MR_FR)
-		ret = 0;	/* a REG_MR queued ahead may make it valid */
+		ret = 0;	/* checked when carried out */
 	else if (!READ_ONCE(mr->valid) ||
 		 !loop_mr_range_ok(mr, sge->addr, sge->length))
 		ret = -EINVAL;
