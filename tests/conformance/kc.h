@@ -267,4 +267,7 @@ int kc_send(struct ib_qp *qp, u64 wr_id, struct kc_buf *b, u32 len,
 int kc_rdma(struct ib_qp *qp, enum ib_wr_opcode op, u64 wr_id,
 	    struct kc_buf *b, struct ib_mr *lmr, u32 len, u64 raddr, u32 rkey);
 
+const void *kc_bad_params(const void *prev, char *desc);
+void kc_bad_input(struct kunit *test);
+
 #endif /* _KIWI_CONFORMANCE_KC_H */

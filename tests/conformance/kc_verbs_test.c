@@ -4,7 +4,7 @@
  * Linux's verbs: SEND/RECV, RDMA WRITE and READ, send queue order,
  * unsignaled sends, memory protection (PDs, keys, rights, bounds), fast
  * registration and invalidation, drain, CQ notification, the limits the
- * device advertises, and bad input.
+ * device advertises, and bad input (its table is in kc_bad_test.c).
  */
 #include <linux/delay.h>
 #include <linux/module.h>
@@ -571,208 +571,6 @@ static void kc_cq_overflow(struct kunit *test)
 	KUNIT_EXPECT_LT(test, r->status, 0);
 }
 
-/**
- * struct kc_bad - one bad input, refused by the stack
- * @name: what it is
- * @run: makes the call on a connected pair whose queues hold 4 work
- *	requests (or what the device rounded that to); returns 0 if it
- *	was refused as it should be, or the result that shows it was not.
- *	Only calls the core passes on to the provider: what the core
- *	refuses itself (queues beyond the device's limits) is its own
- *	test's business.
- */
-struct kc_bad {
-	const char *name;
-	long (*run)(struct kc *t, struct kc_conn *c);
-};
-
-/* A refused call's result, as 0; anything else as itself (or 1). */
-static long kc_refused_ret(int ret, bool bad_wr_ok)
-{
-	if (ret >= 0)
-		return ret ?: 1;
-	return bad_wr_ok ? 0 : 2;
-}
-
-/* The queue sizes @qp has (query_qp), or those the kit asked for. */
-static struct ib_qp_cap kc_cap(struct ib_qp *qp)
-{
-	struct ib_qp_init_attr init = {};
-	struct ib_qp_attr attr;
-
-	if (ib_query_qp(qp, &attr, 0, &init))	/* it fills cap whatever the mask */
-		return (struct ib_qp_cap){
-			.max_send_wr = 4, .max_recv_wr = 4,
-			.max_send_sge = min(2, qp->device->attrs.max_send_sge),
-			.max_recv_sge = min(2, qp->device->attrs.max_recv_sge),
-		};
-	return init.cap;
-}
-
-/* @n SGEs over @b, for the PD of @qp. */
-static struct ib_sge *kc_sges(struct kc *t, struct ib_qp *qp,
-			      struct kc_buf *b, u32 n)
-{
-	struct ib_sge *sge = kunit_kcalloc(t->test, n, sizeof(*sge),
-					   GFP_KERNEL);
-	u32 i;
-
-	KUNIT_ASSERT_NOT_NULL(t->test, sge);
-	for (i = 0; i < n; i++)
-		sge[i] = (struct ib_sge){
-			.addr = b->dma, .length = 8,
-			.lkey = qp->pd->local_dma_lkey,
-		};
-	return sge;
-}
-
-static long kc_bad_send_sges(struct kc *t, struct kc_conn *c)
-{
-	u32 n = kc_cap(c->qa).max_send_sge + 1;
-	struct ib_send_wr wr = {
-		.sg_list = kc_sges(t, c->qa, kc_buf(t, &t->a, 64), n),
-		.num_sge = n, .opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
-	};
-	const struct ib_send_wr *bad = NULL;
-	int ret = ib_post_send(c->qa, &wr, &bad);
-
-	return kc_refused_ret(ret, bad == &wr);
-}
-
-static long kc_bad_opcode(struct kc *t, struct kc_conn *c)
-{
-	struct ib_send_wr wr = { .opcode = (enum ib_wr_opcode)0x7f };
-	const struct ib_send_wr *bad = NULL;
-	int ret = ib_post_send(c->qa, &wr, &bad);
-
-	return kc_refused_ret(ret, bad == &wr);
-}
-
-static long kc_bad_recv_sges(struct kc *t, struct kc_conn *c)
-{
-	u32 n = kc_cap(c->qb).max_recv_sge + 1;
-	struct ib_recv_wr wr = {
-		.sg_list = kc_sges(t, c->qb, kc_buf(t, &t->b, 64), n),
-		.num_sge = n,
-	};
-	const struct ib_recv_wr *bad = NULL;
-	int ret = ib_post_recv(c->qb, &wr, &bad);
-
-	return kc_refused_ret(ret, bad == &wr);
-}
-
-/* One receive more than the queue holds: that one is refused. */
-static long kc_bad_rq_full(struct kc *t, struct kc_conn *c)
-{
-	u32 n = kc_cap(c->qb).max_recv_wr, i;
-	struct kc_buf *b = kc_buf(t, &t->b, 64);
-	struct ib_sge sge = {
-		.addr = b->dma, .length = 64, .lkey = c->qb->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr *wr = kunit_kcalloc(t->test, n + 1, sizeof(*wr),
-					      GFP_KERNEL);
-	struct kc_buf *sb = kc_buf(t, &t->a, 8);
-	const struct ib_recv_wr *bad = NULL;
-	struct ib_wc wc;
-	int ret;
-
-	KUNIT_ASSERT_NOT_NULL(t->test, wr);
-	for (i = 0; i <= n; i++) {
-		wr[i].sg_list = &sge;
-		wr[i].num_sge = 1;
-		wr[i].next = i < n ? &wr[i + 1] : NULL;
-	}
-	ret = ib_post_recv(c->qb, wr, &bad);
-	if (ret >= 0 || bad != &wr[n])
-		return ret ?: 1;
-	/* Use up the n taken, for the check after. */
-	for (i = 0; i < n; i++) {
-		if (kc_send(c->qa, i, sb, 8, IB_SEND_SIGNALED))
-			return 3;
-		if (kc_poll(t, c->qb, &wc, 1) != 1 ||
-		    kc_poll(t, c->qa, &wc, 1) != 1)
-			return 4;
-	}
-	return 0;
-}
-
-static long kc_bad_inline(struct kc *t, struct kc_conn *c)
-{
-	struct ib_qp_init_attr init = {
-		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_REQ_WR,
-		.send_cq = c->qb->send_cq, .recv_cq = c->qb->recv_cq,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1,
-			 .max_recv_sge = 1, .max_inline_data = 1U << 30 },
-	};
-	struct ib_qp *qp = ib_create_qp(t->b.pd, &init);
-
-	if (IS_ERR(qp))
-		return 0;
-	ib_destroy_qp(qp);
-	return 1;
-}
-
-/* Three pages mapped into an MR allocated for two. */
-static long kc_bad_map_pages(struct kc *t, struct kc_conn *c)
-{
-	struct kc_buf *b = kc_buf(t, &t->b, 4 * PAGE_SIZE);
-	struct scatterlist sg[3];
-	struct ib_mr *mr;
-	int i, n;
-
-	if (!(t->b.dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
-		kunit_skip(t->test, "%s has no fast registration", t->b.name);
-	mr = ib_alloc_mr(t->b.pd, IB_MR_TYPE_MEM_REG, 2);
-	if (IS_ERR(mr))
-		return PTR_ERR(mr);
-	sg_init_table(sg, ARRAY_SIZE(sg));
-	for (i = 0; i < ARRAY_SIZE(sg); i++) {
-		sg_dma_address(&sg[i]) = b->dma + i * PAGE_SIZE;
-		sg_dma_len(&sg[i]) = PAGE_SIZE;
-	}
-	n = ib_map_mr_sg(mr, sg, ARRAY_SIZE(sg), NULL, PAGE_SIZE);
-	ib_dereg_mr(mr);
-	/* Fewer entries mapped than given, or an errno: both refuse. */
-	return n < (int)ARRAY_SIZE(sg) ? 0 : n;
-}
-
-static const struct kc_bad kc_bads[] = {
-	{ "send with more SGEs than the QP has", kc_bad_send_sges },
-	{ "send of an unknown opcode", kc_bad_opcode },
-	{ "receive with more SGEs than the QP has", kc_bad_recv_sges },
-	{ "more receives than the queue holds", kc_bad_rq_full },
-	{ "QP with 1 GiB of inline data", kc_bad_inline },
-	{ "three pages mapped into an MR of two", kc_bad_map_pages },
-};
-
-static void kc_bad_desc(const struct kc_bad *b, char *desc)
-{
-	strscpy(desc, b->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(kc_bad, kc_bads, kc_bad_desc);
-
-/* Bad input is refused with an errno (and *bad_wr set for a work
- * request); no completion comes of it, and the connection keeps working.
- */
-static void kc_bad_input(struct kunit *test)
-{
-	const struct kc_bad *bad = test->param_value;
-	struct kc *t = kc_of(test);
-	struct kc_qp_opts o = { .wr = 4 };
-	struct kc_conn c = {};
-	struct ib_wc wc;
-
-	kc_connected(t, &c, &o);
-	KUNIT_EXPECT_EQ_MSG(test, bad->run(t, &c), 0, "%s: not refused",
-			    bad->name);
-	kc_settle(t);
-	KUNIT_EXPECT_EQ(test, ib_poll_cq(c.qa->send_cq, 1, &wc), 0);
-	KUNIT_EXPECT_EQ(test, ib_poll_cq(c.qb->send_cq, 1, &wc), 0);
-	kc_sync(t, &c);
-}
-
 static struct kunit_case kc_verbs_cases[] = {
 	KUNIT_CASE(kc_attrs),
 	KUNIT_CASE(kc_send_recv),
@@ -787,7 +585,7 @@ static struct kunit_case kc_verbs_cases[] = {
 	KUNIT_CASE(kc_drain),
 	KUNIT_CASE(kc_missed_events),
 	KUNIT_CASE(kc_cq_overflow),
-	KUNIT_CASE_PARAM(kc_bad_input, kc_bad_gen_params),
+	KUNIT_CASE_PARAM(kc_bad_input, kc_bad_params),
 	{}
 };
 
