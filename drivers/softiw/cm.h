@@ -8,6 +8,7 @@
 
 #include <linux/mutex.h>
 #include <linux/net.h>
+#include <linux/uio.h>
 #include <linux/workqueue.h>
 
 #include <kiwi/iw_cm.h>
@@ -73,6 +74,8 @@ struct softiw_sock_cbs {
 #define SOFTIW_TRAILER_MAX	(SOFTIW_MPA_ALIGN - 1 + SOFTIW_MPA_CRC_SIZE)
 /* Bytes of a received TERMINATE body kept: its word and a copied header. */
 #define SOFTIW_TERM_KEEP	32
+/* FPDUs of one message framed together and queued by one sendmsg() */
+#define SOFTIW_TX_BATCH		16
 
 /**
  * struct softiw_rresp - an RDMA Read Request to answer, as received
@@ -94,12 +97,16 @@ struct softiw_rresp {
 
 /**
  * struct softiw_tx - the transmit side of an established connection
- * @buf: the FPDUs being sent, segments of one message (or one Read
- *	Request, or a TERMINATE); room for SOFTIW_TX_BATCH of
- *	fpdu_size(@mulpdu) bytes
- * @len: bytes of the FPDUs at @buf, 0 if none is pending
+ * @buf: the batch's FPDUs, segments of one message (or one Read
+ *	Request, or a TERMINATE), whole or their headers and trailers
+ *	(txbatch.c); room for SOFTIW_TX_BATCH of fpdu_size(@mulpdu) bytes
+ * @used: bytes used at @buf
+ * @vec: the batch as it is sent: pieces of @buf and payloads sent from
+ *	where they are; room for SOFTIW_TX_VECS entries
+ * @nvec: entries used at @vec
+ * @len: bytes of the batch, 0 if none is pending
  * @sent: bytes of them already queued on the socket
- * @nfpdu: FPDUs at @buf
+ * @nfpdu: FPDUs in the batch
  * @mo: payload bytes of the current message already framed
  * @msn: MSN of the next SEND on queue 0 (the first is 1)
  * @rreq_msn: MSN of the next RDMA Read Request on queue 1 (the first is 1)
@@ -119,6 +126,9 @@ struct softiw_rresp {
  */
 struct softiw_tx {
 	u8 *buf;
+	u32 used;
+	struct kvec *vec;
+	u32 nvec;
 	u32 len;
 	u32 sent;
 	u32 nfpdu;
@@ -410,6 +420,17 @@ int softiw_reject(struct kiwi_cm_id *id, const void *pdata, u16 len);
 int softiw_create_listen(struct kiwi_cm_id *id, int backlog);
 int softiw_destroy_listen(struct kiwi_cm_id *id);
 void softiw_listener_put(struct softiw_listener *lst);
+
+/* txbatch.c */
+int softiw_tx_buf(struct softiw_tx *tx);
+void softiw_tx_buf_free(struct softiw_tx *tx);
+void softiw_tx_reset(struct softiw_tx *tx);
+u8 *softiw_tx_slot(const struct softiw_tx *tx);
+void softiw_tx_seal(struct softiw_tx *tx, bool crc, bool last);
+void softiw_tx_seal_bufs(struct softiw_tx *tx, u32 hlen,
+			 const struct softiw_buf *b, u32 nbuf, u32 off, u32 n,
+			 bool crc, bool last);
+int softiw_tx_push(struct softiw_cep *cep);
 
 /* tx.c */
 int softiw_tx_start(struct softiw_cep *cep,

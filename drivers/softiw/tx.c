@@ -7,7 +7,7 @@
  * Requests tagged Read Responses. Each is cut into FPDUs of at most
  * MULPDU bytes of ULPDU, sealed with pad and CRC, and queued on the TCP
  * socket without ever blocking, up to SOFTIW_TX_BATCH FPDUs of one
- * message by one call. Also the TERMINATE message.
+ * message by one call (txbatch.c). Also the TERMINATE message.
  *
  * Runs in the endpoint's work under its mutex. A full socket stops the
  * transmitter with the rest of an FPDU pending; the socket's write space
@@ -16,7 +16,6 @@
  * the receiver); send work requests complete in posting order.
  */
 #include <asm/unaligned.h>
-#include <kunit/visibility.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -24,11 +23,7 @@
 
 #include "cm.h"
 
-/*
- * FPDUs of one message framed together and queued on the socket by one
- * call, and batches sent per run of the work before it lets others run.
- */
-#define SOFTIW_TX_BATCH		16
+/* Batches sent per run of the work before it lets others run. */
 #define SOFTIW_TX_BUDGET	8
 /* Shortest MULPDU used, whatever the MSS says. */
 #define SOFTIW_MULPDU_MIN	64
@@ -94,9 +89,7 @@ int softiw_tx_start(struct softiw_cep *cep,
  */
 void softiw_tx_stop(struct softiw_cep *cep)
 {
-	kvfree(cep->tx.buf);
-	cep->tx.buf = NULL;
-	cep->tx.len = 0;
+	softiw_tx_buf_free(&cep->tx);
 	kfree(cep->tx.irq);
 	cep->tx.irq = NULL;
 	cep->tx.irq_count = 0;
@@ -138,80 +131,6 @@ void softiw_tx_read_done(struct softiw_cep *cep)
 		cep->tx.reads--;
 }
 
-/* The FPDU buffer, allocated for the first FPDU. Return: 0 or -ENOMEM. */
-static int softiw_tx_buf(struct softiw_cep *cep)
-{
-	struct softiw_tx *tx = &cep->tx;
-
-	if (!tx->buf)
-		tx->buf = kvmalloc_array(SOFTIW_TX_BATCH,
-					 kiwi_softiw_fpdu_size(tx->mulpdu),
-					 GFP_KERNEL);
-	return tx->buf ? 0 : -ENOMEM;
-}
-
-/**
- * kiwi_softiw_qp_tx_buffered() - does a QP's connection hold an FPDU
- *	buffer? For tests
- * @qp: the QP
- *
- * Context: any context.
- * Return: true if the QP is connected and its transmitter has a buffer.
- */
-bool kiwi_softiw_qp_tx_buffered(struct ib_qp *qp)
-{
-	struct softiw_qp *sqp = softiw_qp(qp);
-	unsigned long flags;
-	bool buffered;
-
-	spin_lock_irqsave(&sqp->lock, flags);
-	/* set under the endpoint's mutex; a test reads it when idle */
-	buffered = sqp->cep && data_race(sqp->cep->tx.buf);
-	spin_unlock_irqrestore(&sqp->lock, flags);
-	return buffered;
-}
-EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_tx_buffered);
-
-/* Queue the rest of the pending FPDUs. Return: 0 when all are queued. */
-static int softiw_tx_push(struct softiw_cep *cep)
-{
-	struct softiw_tx *tx = &cep->tx;
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
-	struct kvec vec;
-	int ret;
-
-	while (tx->sent < tx->len) {
-		vec.iov_base = tx->buf + tx->sent;
-		vec.iov_len = tx->len - tx->sent;
-		ret = kernel_sendmsg(cep->sock, &msg, &vec, 1, vec.iov_len);
-		if (ret < 0)
-			return ret;
-		if (!ret)
-			return -EAGAIN;
-		tx->sent += ret;
-	}
-	return 0;
-}
-
-/* Where the next FPDU of the batch goes. */
-static u8 *softiw_tx_slot(const struct softiw_tx *tx)
-{
-	return tx->buf + tx->len;
-}
-
-/* Seal the FPDU whose header and payload are at softiw_tx_slot(). */
-static void softiw_tx_seal(struct softiw_cep *cep, bool last)
-{
-	struct softiw_tx *tx = &cep->tx;
-
-	tx->len += kiwi_softiw_fpdu_seal(softiw_tx_slot(tx),
-					 kiwi_softiw_fpdu_size(tx->mulpdu),
-					 cep->crc);
-	tx->nfpdu++;
-	tx->last = last;
-	tx->term = false;
-}
-
 /* Another segment of the current message fits the batch. */
 static bool softiw_tx_more(const struct softiw_tx *tx)
 {
@@ -232,6 +151,44 @@ static u8 softiw_tx_send_opcode(const struct softiw_wqe *wqe)
 	if (wqe->opcode == IB_WR_SEND_WITH_INV)
 		return se ? SOFTIW_RDMAP_SEND_SE_INV : SOFTIW_RDMAP_SEND_INV;
 	return se ? SOFTIW_RDMAP_SEND_SE : SOFTIW_RDMAP_SEND;
+}
+
+/* Are all of @wqe's buffers named by address (none by STag)? */
+static bool softiw_wqe_by_addr(const struct softiw_wqe *wqe)
+{
+	u32 i;
+
+	for (i = 0; i < wqe->nbuf; i++)
+		if (wqe->buf[i].stag)
+			return false;
+	return true;
+}
+
+/*
+ * The @n payload bytes of a SEND's or WRITE's segment whose header of
+ * @hlen bytes is at softiw_tx_slot(): sent from the request's buffers, or
+ * copied out of a fast-registration MR, checked now.
+ */
+static int softiw_tx_payload(struct softiw_cep *cep,
+			     const struct softiw_wqe *wqe, int hlen, u32 n,
+			     bool last)
+{
+	struct softiw_tx *tx = &cep->tx;
+	int ret;
+
+	if (softiw_wqe_by_addr(wqe)) {
+		softiw_tx_seal_bufs(tx, hlen, wqe->buf, wqe->nbuf, tx->mo, n,
+				    cep->crc, last);
+		tx->mo += n;
+		return 0;
+	}
+	ret = softiw_bufs_copy_out(cep->qp->qp.pd, wqe->buf, tx->mo,
+				   softiw_tx_slot(tx) + hlen, n);
+	if (ret)
+		return ret;
+	tx->mo += n;
+	softiw_tx_seal(tx, cep->crc, last);
+	return 0;
 }
 
 /*
@@ -255,15 +212,8 @@ static int softiw_tx_seg_send(struct softiw_cep *cep,
 	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
 	u8 *slot = softiw_tx_slot(tx);
 	int hlen = kiwi_softiw_fpdu_put_hdr(&h, slot, size);
-	int ret;
 
-	ret = softiw_bufs_copy_out(cep->qp->qp.pd, wqe->buf, tx->mo,
-				   slot + hlen, n);
-	if (ret)
-		return ret;
-	tx->mo += n;
-	softiw_tx_seal(cep, h.last);
-	return 0;
+	return softiw_tx_payload(cep, wqe, hlen, n, h.last);
 }
 
 /* The next segment of an RDMA WRITE: tagged, to the peer's STag. */
@@ -283,15 +233,8 @@ static int softiw_tx_seg_write(struct softiw_cep *cep,
 	int size = kiwi_softiw_fpdu_size(tx->mulpdu);
 	u8 *slot = softiw_tx_slot(tx);
 	int hlen = kiwi_softiw_fpdu_put_hdr(&h, slot, size);
-	int ret;
 
-	ret = softiw_bufs_copy_out(cep->qp->qp.pd, wqe->buf, tx->mo,
-				   slot + hlen, n);
-	if (ret)
-		return ret;
-	tx->mo += n;
-	softiw_tx_seal(cep, h.last);
-	return 0;
+	return softiw_tx_payload(cep, wqe, hlen, n, h.last);
 }
 
 /*
@@ -374,7 +317,7 @@ static void softiw_tx_frame_read(struct softiw_cep *cep,
 	int hlen = kiwi_softiw_fpdu_put_hdr(&h, slot, size);
 
 	softiw_read_req_body((void *)(slot + hlen), &r);
-	softiw_tx_seal(cep, true);
+	softiw_tx_seal(tx, cep->crc, true);
 }
 
 /*
@@ -439,7 +382,7 @@ static int softiw_tx_seg_rresp(struct softiw_cep *cep)
 		softiw_mr_put(smr);
 	}
 	tx->mo += n;
-	softiw_tx_seal(cep, h.last);
+	softiw_tx_seal(tx, cep->crc, h.last);
 	return 0;
 }
 
@@ -561,7 +504,7 @@ static int softiw_tx_frame(struct softiw_cep *cep)
 		if (wqe)
 			softiw_tx_count(wqe->opcode);
 	}
-	if (softiw_tx_buf(cep))
+	if (softiw_tx_buf(tx))
 		return -ENOMEM;
 	if (tx->rresp)
 		return softiw_tx_frame_rresp(cep);
@@ -583,8 +526,7 @@ static int softiw_tx_done(struct softiw_cep *cep)
 	struct softiw_wqe *wqe = tx->wqe;
 	int ret;
 
-	tx->len = 0;
-	tx->sent = 0;
+	softiw_tx_reset(tx);
 	if (tx->term)
 		return 0;
 	WRITE_ONCE(sqp->tx_fpdus, sqp->tx_fpdus + tx->nfpdu);
@@ -715,8 +657,7 @@ static void softiw_tx_frame_term(struct softiw_cep *cep)
 		rdmap = 0;
 	}
 	ctrl = softiw_term_ctrl(&rx->cause, hdrs);
-	cep->tx.len = 0;
-	cep->tx.nfpdu = 0;
+	softiw_tx_reset(&cep->tx);
 	p = cep->tx.buf + kiwi_softiw_fpdu_put_hdr(&h, cep->tx.buf, size);
 	memcpy(p, &ctrl, sizeof(ctrl));
 	p += sizeof(ctrl);
@@ -728,8 +669,8 @@ static void softiw_tx_frame_term(struct softiw_cep *cep)
 		/* Then the RDMAP header: a Read Request's body. */
 		memcpy(p + SOFTIW_MPA_LEN_SIZE + copy, rx->term, rdmap);
 	}
-	cep->tx.len = kiwi_softiw_fpdu_seal(cep->tx.buf, size, cep->crc);
-	cep->tx.sent = 0;
+	softiw_tx_seal(&cep->tx, cep->crc, true);
+	cep->tx.nfpdu = 0;
 	cep->tx.term = true;
 }
 
@@ -755,7 +696,7 @@ int softiw_tx_terminate(struct softiw_cep *cep)
 		if (ret)
 			return ret;
 	}
-	ret = softiw_tx_buf(cep);
+	ret = softiw_tx_buf(&cep->tx);
 	if (ret)
 		return ret;
 	softiw_tx_frame_term(cep);
