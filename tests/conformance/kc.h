@@ -103,7 +103,7 @@ struct kc_buf {
  * @a: the active side (module parameter dev_a)
  * @b: the passive side (dev_b)
  * @lock: protects @evs, @nev, @ids, @nids, @watch, @qpev, @nqpev,
- *	@flushes and @overflow
+ *	@cqev, @ncqev, @flushes and @overflow
  * @wq: woken on each event
  * @evs: events, in delivery order
  * @nev: their number
@@ -122,6 +122,8 @@ struct kc_buf {
  * @npds: their number
  * @qpev: asynchronous events of the case's QPs: QP and type
  * @nqpev: their number
+ * @cqev: the CQs that heard IB_EVENT_CQ_ERR, once per event
+ * @ncqev: their number
  * @watch: QPs watched at CLOSE
  * @nwatch: their number
  * @gate: CONNECT_REQUEST handler calls wait for @release
@@ -158,6 +160,8 @@ struct kc {
 		enum ib_event_type type;
 	} qpev[8];
 	int nqpev;
+	struct ib_cq *cqev[4];
+	int ncqev;
 	struct kc_watch watch[KC_MAX_IDS];
 	int nwatch;
 	bool gate;
@@ -246,6 +250,7 @@ const struct kc_ev *kc_wait_nth(struct kc *t, struct kiwi_cm_id *id,
 int kc_nevents(struct kc *t, struct kiwi_cm_id *id, u8 event);
 void kc_live(struct kc *t, int live[2]);
 int kc_wait_live(struct kc *t, const int base[2]);
+int kc_wait_cq_errs(struct kc *t, struct ib_cq *cq);
 bool kc_wait_qp_event(struct kc *t, struct ib_qp *qp,
 		      enum ib_event_type type);
 void kc_destroy_cq(struct kc *t, struct ib_cq *cq);

@@ -188,6 +188,45 @@ static void kc_comp(struct ib_cq *cq, void *context)
 {
 }
 
+static void kc_cq_event(struct ib_event *ev, void *context)
+{
+	struct kc *t = context;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (ev->event == IB_EVENT_CQ_ERR && t->ncqev < ARRAY_SIZE(t->cqev))
+		t->cqev[t->ncqev++] = ev->element.cq;
+	spin_unlock_irqrestore(&t->lock, flags);
+	wake_up_all(&t->wq);
+}
+
+/* IB_EVENT_CQ_ERR events @cq heard. */
+static int kc_cq_errs(struct kc *t, struct ib_cq *cq)
+{
+	unsigned long flags;
+	int i, n = 0;
+
+	spin_lock_irqsave(&t->lock, flags);
+	for (i = 0; i < t->ncqev; i++)
+		n += t->cqev[i] == cq;
+	spin_unlock_irqrestore(&t->lock, flags);
+	return n;
+}
+
+/**
+ * kc_wait_cq_errs() - wait up to KC_WAIT_MS for a CQ's IB_EVENT_CQ_ERR
+ * @t: the fixture
+ * @cq: a CQ of kc_qp() made without the CQ library
+ *
+ * Return: the IB_EVENT_CQ_ERR events @cq heard, 0 if none came in time.
+ */
+int kc_wait_cq_errs(struct kc *t, struct ib_cq *cq)
+{
+	wait_event_timeout(t->wq, kc_cq_errs(t, cq),
+			   msecs_to_jiffies(KC_WAIT_MS));
+	return kc_cq_errs(t, cq);
+}
+
 static struct ib_cq *kc_cq(struct kc *t, struct kc_side *s, int cqe,
 			   bool lib)
 {
@@ -198,7 +237,7 @@ static struct ib_cq *kc_cq(struct kc *t, struct kc_side *s, int cqe,
 	if (lib)
 		cq = ib_alloc_cq(s->dev, t, cqe, 0, IB_POLL_DIRECT);
 	else
-		cq = kiwi_create_cq(s->dev, kc_comp, NULL, NULL, &attr);
+		cq = kiwi_create_cq(s->dev, kc_comp, kc_cq_event, t, &attr);
 	KUNIT_ASSERT_FALSE(t->test, IS_ERR(cq));
 	t->cq_lib[t->ncqs] = lib;
 	t->cqs[t->ncqs++] = cq;

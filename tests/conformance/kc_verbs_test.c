@@ -541,8 +541,9 @@ static void kc_missed_events(struct kunit *test)
 			    ret);
 }
 
-/* A CQ that overflows ends its QP with IB_EVENT_QP_FATAL, and the
- * connection with a CLOSE of negative status.
+/* A CQ that overflows tells its owner once with IB_EVENT_CQ_ERR, ends
+ * its QP with IB_EVENT_QP_FATAL, and the connection with a CLOSE of
+ * negative status.
  */
 static void kc_cq_overflow(struct kunit *test)
 {
@@ -569,6 +570,11 @@ static void kc_cq_overflow(struct kunit *test)
 	r = kc_wait(t, c.b, KIWI_CM_EVENT_CLOSE);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_LT(test, r->status, 0);
+	KUNIT_EXPECT_GT_MSG(test, kc_wait_cq_errs(t, c.qb->recv_cq), 0,
+			    "the CQ overflowed: no IB_EVENT_CQ_ERR");
+	kc_settle(t);
+	KUNIT_EXPECT_EQ_MSG(test, kc_wait_cq_errs(t, c.qb->recv_cq), 1,
+			    "IB_EVENT_CQ_ERR more than once");
 }
 
 static struct kunit_case kc_verbs_cases[] = {

@@ -122,7 +122,8 @@ int loop_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  * @solicited: a RECV of a SEND with Solicited Event
  *
  * A completion that does not fit is lost and the CQ takes none after
- * it; the handler is then due whether armed or not. Call
+ * it; the handler is then due whether armed or not, and the first such
+ * push raises IB_EVENT_CQ_ERR. Call
  * loop_cq_notify() once no spinlock is held.
  *
  * Context: any context.
@@ -131,10 +132,12 @@ int loop_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 int loop_cq_push(struct loop_cq *cq, const struct ib_wc *wc, bool solicited)
 {
 	unsigned long flags;
+	bool first = false;
 	int ret = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->overflow || cq->count == cq->size) {
+		first = !cq->overflow;
 		cq->overflow = true;
 		cq->due = true;
 		ret = -EOVERFLOW;
@@ -149,6 +152,8 @@ int loop_cq_push(struct loop_cq *cq, const struct ib_wc *wc, bool solicited)
 	}
 unlock:
 	spin_unlock_irqrestore(&cq->lock, flags);
+	if (first)
+		kiwi_cq_event(&cq->ibcq, IB_EVENT_CQ_ERR);
 	return ret;
 }
 
