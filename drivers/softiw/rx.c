@@ -395,6 +395,26 @@ static int softiw_rx_body(struct softiw_cep *cep, u32 want, u32 *budget)
 }
 
 /*
+ * Receive up to @want bytes into @smr from offset @mo on, as far as its
+ * contiguous chunk goes; drops the reference softiw_mr_get() took.
+ */
+static int softiw_rx_take_mr(struct softiw_cep *cep, struct softiw_mr *smr,
+			     u64 mo, u32 want, u32 *budget)
+{
+	struct softiw_mr_chunk chunk;
+	struct kvec vec;
+	int ret;
+
+	softiw_mr_map(smr, mo, want, &chunk);
+	vec.iov_base = chunk.addr;
+	vec.iov_len = chunk.len;
+	ret = softiw_rx_take(cep, &vec, 1, chunk.len, budget);
+	softiw_mr_unmap(&chunk);
+	softiw_mr_put(smr);
+	return ret;
+}
+
+/*
  * WRITE payload (or a Read Response's, for a fast-registered sink), into
  * the MR checked again for every piece: as much as fits the contiguous
  * chunk of the MR the next byte goes to.
@@ -404,11 +424,8 @@ static int softiw_rx_place(struct softiw_cep *cep, u32 want, u32 *budget)
 	struct softiw_rx *rx = &cep->rx;
 	u32 off = rx->h.ulpdu_len - (SOFTIW_TAGGED_HLEN -
 				     SOFTIW_MPA_LEN_SIZE) - rx->left;
-	struct softiw_mr_chunk chunk;
 	struct softiw_mr *smr;
-	struct kvec vec;
 	u64 mo;
-	int ret;
 
 	smr = softiw_mr_get(cep->qp->qp.pd, rx->h.stag,
 			    rx->h.to + off, want, IB_ACCESS_REMOTE_WRITE,
@@ -416,13 +433,7 @@ static int softiw_rx_place(struct softiw_cep *cep, u32 want, u32 *budget)
 	if (IS_ERR(smr))
 		return softiw_rx_tagged_error(rx,
 				softiw_ddp_access_ecode(PTR_ERR(smr)));
-	softiw_mr_map(smr, mo, want, &chunk);
-	vec.iov_base = chunk.addr;
-	vec.iov_len = chunk.len;
-	ret = softiw_rx_take(cep, &vec, 1, chunk.len, budget);
-	softiw_mr_unmap(&chunk);
-	softiw_mr_put(smr);
-	return ret;
+	return softiw_rx_take_mr(cep, smr, mo, want, budget);
 }
 
 /*
@@ -460,23 +471,14 @@ static int softiw_rx_into_stag(struct softiw_cep *cep,
 			       const struct softiw_buf *b, u32 off, u32 want,
 			       u32 *budget, bool recv)
 {
-	struct softiw_mr_chunk chunk;
 	struct softiw_mr *smr;
-	struct kvec vec;
 	u64 mo;
-	int ret;
 
 	smr = softiw_mr_get(cep->qp->qp.pd, b->stag, b->to + off, want,
 			    IB_ACCESS_LOCAL_WRITE, &mo);
 	if (IS_ERR(smr))
 		return softiw_rx_local_fault(cep, recv);
-	softiw_mr_map(smr, mo, want, &chunk);
-	vec.iov_base = chunk.addr;
-	vec.iov_len = chunk.len;
-	ret = softiw_rx_take(cep, &vec, 1, chunk.len, budget);
-	softiw_mr_unmap(&chunk);
-	softiw_mr_put(smr);
-	return ret;
+	return softiw_rx_take_mr(cep, smr, mo, want, budget);
 }
 
 /*
