@@ -10,7 +10,9 @@
 #                          globs (a suite name selects the module that holds
 #                          it); default: every kiwi_*_test module, then
 #                          "samples" (make demo's VM on the test kernel,
-#                          one case), "nvme" (Linux's NVMe-oF RDMA host
+#                          one case), "teardown" (kiwi taken apart under
+#                          live traffic, scripts/teardown-init, one
+#                          case), "nvme" (Linux's NVMe-oF RDMA host
 #                          and target over kiwi, a case per step) and
 #                          "dkms" (dkms build against Debian's headers, and
 #                          its modules loaded on Debian's stock kernel in a
@@ -18,6 +20,8 @@
 #      KIWI_KIT_RUNS       the conformance kit's runs (default "loop softiw")
 #      KIWI_SKIP_STATIC=1  skip the static checks (quick iteration)
 #      KIWI_SUITE_TIMEOUT  seconds a test module may run (default 300)
+#      KIWI_VM_CPUS        vCPUs of the test module VMs (default 2; make
+#                          stress: 4)
 #      KIWI_BOOT_TIMEOUT   seconds a VM may take to boot (default 180)
 #      KIWI_CACHE          where the test kernel is cached (/var/cache/kiwi)
 #      KIWI_MANIFEST       the cases the VMs must report (tests/manifest)
@@ -61,13 +65,15 @@ for m in "${all[@]}"; do
 done
 # The sample ULPs (make demo's VM on the debug test kernel), NVMe-oF and
 # the DKMS package.
-samples=0 nvme=0 dkms=0
+samples=0 teardown=0 nvme=0 dkms=0
 if [ -z "${SUITES:-}" ]; then
-	samples=1 nvme=1 dkms=1
+	samples=1 teardown=1 nvme=1 dkms=1
 else
 	for g in ${SUITES//,/ }; do
 		# shellcheck disable=SC2053
 		if [[ samples == $g ]]; then samples=1; fi
+		# shellcheck disable=SC2053
+		if [[ teardown == $g ]]; then teardown=1; fi
 		# shellcheck disable=SC2053
 		if [[ nvme == $g ]]; then nvme=1; fi
 		# shellcheck disable=SC2053
@@ -75,7 +81,8 @@ else
 	done
 fi
 set +f
-[ -n "$selected" ] || [ "$samples" = 1 ] || [ "$nvme" = 1 ] ||
+[ -n "$selected" ] || [ "$samples" = 1 ] || [ "$teardown" = 1 ] ||
+	[ "$nvme" = 1 ] ||
 	[ "$dkms" = 1 ] ||
 	die "SUITES='${SUITES:-}' selects no test module"
 
@@ -130,7 +137,7 @@ run_vm() {
 		--manifest "${KIWI_MANIFEST:-$top/tests/manifest}" \
 		--ko-dirs "$out" "$kdir/modroot" --suite-timeout "$timeout" \
 		--boot-timeout "${KIWI_BOOT_TIMEOUT:-180}" \
-		--append "${KIWI_VM_APPEND:-}" \
+		--append "${KIWI_VM_APPEND:-}" --cpus "${KIWI_VM_CPUS:-2}" \
 		--summary "$summary" || rc=1
 	if [ -r "$summary" ]; then
 		add_summary "VM $name" "$summary"
@@ -181,23 +188,36 @@ if [ -n "$interop_tests" ]; then
 		"$interop_tests"
 fi
 
-if [ "$samples" = 1 ]; then
-	step "samples: make demo's VM on the test kernel"
+# demo_case NAME INIT WHAT: scripts/demo.sh's VM with /init INIT on the
+# test kernel, as one case.
+demo_case() {
+	local name=$1 init=$2 log=$build/$1.log
+
+	step "$name: $3"
 	if KIWI_DEMO_KERNEL=test KIWI_DEMO_MODULES="$out" \
-		bash "$top/scripts/demo.sh" >"$build/samples.log" 2>&1; then
+		KIWI_DEMO_INIT="$init" bash "$top/scripts/demo.sh" \
+		>"$log" 2>&1; then
 		total_pass=$((total_pass + 1))
-		grep '^demo passed' "$build/samples.log"
-	else
-		total_fail=$((total_fail + 1))
-		failures+=("samples: make demo on the test kernel (log: $build/samples.log)")
-		rc=1
-		if grep -q '^demo FAILED:' "$build/samples.log"; then
-			sed -n '/^demo FAILED:/,$p' "$build/samples.log"
-		else
-			tail -n 5 "$build/samples.log"
-		fi
-		echo "samples: FAILED (log: $build/samples.log)"
+		grep "^$init passed" "$log"
+		return
 	fi
+	total_fail=$((total_fail + 1))
+	failures+=("$name: $3 (log: $log)")
+	rc=1
+	if grep -q "^$init FAILED:" "$log"; then
+		sed -n "/^$init FAILED:/,\$p" "$log"
+	else
+		tail -n 5 "$log"
+	fi
+	echo "$name: FAILED (log: $log)"
+}
+
+if [ "$samples" = 1 ]; then
+	demo_case samples demo "make demo's VM on the test kernel"
+fi
+if [ "$teardown" = 1 ]; then
+	demo_case teardown teardown \
+		"kiwi taken apart under live traffic (scripts/teardown-init)"
 fi
 
 if [ "$nvme" = 1 ]; then

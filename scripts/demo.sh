@@ -30,6 +30,9 @@
 #                             built and cached as for make check) instead
 #      KIWI_DEMO_MODULES      a tree whose modules were built against that
 #                             kernel already (make check's): no build here
+#      KIWI_DEMO_INIT=teardown  the teardown VM instead (make check's
+#                             teardown group, scripts/teardown-init): kiwi
+#                             taken apart under live traffic; no NVMe
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -43,6 +46,12 @@ size=${KIWI_DEMO_SIZE:-4096}
 port=${KIWI_DEMO_PORT:-7174}
 client_port=${KIWI_DEMO_CLIENT_PORT:-$port}
 nvme_mib=${KIWI_DEMO_NVME_MIB:-16}
+init=${KIWI_DEMO_INIT:-demo}
+case $init in
+demo) ;;
+teardown) nvme_mib=0 count=${KIWI_DEMO_COUNT:-100} ;;
+*) die "KIWI_DEMO_INIT is demo or teardown, not $init" ;;
+esac
 nvme_port=${KIWI_DEMO_NVME_PORT:-4420}
 nvme_client_port=${KIWI_DEMO_NVME_CLIENT_PORT:-$nvme_port}
 t0=$(date +%s)
@@ -84,7 +93,7 @@ if [ "${KIWI_DEMO_KERNEL:-stock}" = test ]; then
 	modbase=$kdir/modroot
 	release=$(cat "$kdir/include/config/kernel.release")
 	what="kiwi's debug test kernel"
-	out=$build/demo-test
+	out=$build/$init-test
 	leaks=--require-kmemleak
 else
 	step "demo [1/4]: Debian packages (linux-image-amd64, headers, source, QEMU, busybox)"
@@ -97,7 +106,7 @@ else
 	modbase=/
 	release=$kver
 	what="Debian's $kver"
-	out=$build/demo
+	out=$build/$init
 	leaks=""
 fi
 echo "ok: $what"
@@ -127,7 +136,8 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp,lib/kiwi}
 cp /bin/busybox "$root/bin/busybox"
-install -m 0755 "$top/scripts/demo-init" "$root/init"
+install -m 0755 "$top/scripts/$init-init" "$root/init"
+install -m 0644 "$top/scripts/vm-lib.sh" "$root/etc/kiwi-vmlib.sh"
 install -m 0644 "$top/tests/vm/testnet.sh" "$root/etc/kiwi-testnet.sh"
 for m in iw_cm/kiwi_iwcm rdma_cm/kiwi_rdmacm drivers/softiw/kiwi_softiw \
 	samples/kiwi_sample_conn samples/kiwi_sample_server \
@@ -155,6 +165,7 @@ NVME_MIB=$nvme_mib
 NVME_PORT=$nvme_port
 NVME_CLIENT_PORT=$nvme_client_port
 NVME_LINUX_MODULES="$nvme_linux"
+TRAFFIC_SENDS=${KIWI_DEMO_TRAFFIC_SENDS:-100}
 CONF
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out/initramfs.cpio.gz"
 echo "ok: $out/initramfs.cpio.gz"
@@ -162,7 +173,7 @@ echo "ok: $out/initramfs.cpio.gz"
 step "demo [4/4]: boot $what under QEMU TCG; $connections connection(s) x $count message(s) of $size bytes per run"
 rc=0
 # shellcheck disable=SC2086 # $leaks: no word or one
-python3 "$top/scripts/demo_vm.py" --kernel "$kernel" \
+python3 "$top/scripts/${init}_vm.py" --kernel "$kernel" \
 	--initrd "$out/initramfs.cpio.gz" --out "$out/vm" \
 	--connections "$connections" --count "$count" --nvme-mib "$nvme_mib" \
 	--boot-timeout "${KIWI_BOOT_TIMEOUT:-180}" $leaks || rc=$?
