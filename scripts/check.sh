@@ -160,6 +160,31 @@ for m in $selected; do
 	*) main_tests="$main_tests $m" ;;
 	esac
 done
+# unplanned MANIFEST TEST...: the test modules (MODULE or MODULE@RUN) the
+# manifest lists, harness self-tests aside, that are not among TEST.
+unplanned() {
+	local manifest=$1 mod
+
+	shift
+	for mod in $(awk '!/^#/ && NF { print $1 }' "$manifest" | sort -u); do
+		case $mod in kiwi_harness_*) continue ;; esac
+		case " $* " in *" $mod "*) ;; *) echo "$mod" ;; esac
+	done
+}
+
+# A full run runs every module the manifest lists: one that was not built
+# (dropped from a Kbuild) or not planned (a kit run left out) fails it.
+if [ -z "${SUITES:-}" ]; then
+	# shellcheck disable=SC2086
+	for m in $(unplanned "${KIWI_MANIFEST:-$top/tests/manifest}" \
+		$main_tests $interop_tests $kit_tests); do
+		total_fail=$((total_fail + 1))
+		failures+=("manifest: test module $m was not built or not run")
+		echo "manifest: test module $m was not built or not run"
+		rc=1
+	done
+fi
+
 vm=$build/vm
 if [ -n "$main_tests" ]; then
 	# shellcheck disable=SC2086
