@@ -3,7 +3,8 @@
 """Self-test of the VM harness's console judge (scripts/kiwi_vm.py).
 
 Made-up consoles with known answers: a declared splat is held to its suite
-and its exact count, as is a leak report of kiwi's; kmemleak turning
+and its exact count, and matched by a WARN's message as well as its
+opener, as is a leak report of kiwi's; kmemleak turning
 itself off fails every VM; a tolerated report of Linux's siw stays
 tolerated when kiwi's test module only drives Linux's stack, and is not
 when the report's own backtrace runs through kiwi's modules; a case
@@ -25,11 +26,11 @@ def ts(lines):
     return [f"[   12.{i:06d}] {ln}" for i, ln in enumerate(lines)]
 
 
-def warn_console(suite, n):
+def warn_console(suite, n, message="harness: warned on purpose"):
     """A test module window in which @suite raises @n WARNs."""
     out = ["KIWI-BEGIN kiwi_harness_warn", "    # Subtest: " + suite]
     for i in range(n):
-        out += ["------------[ cut here ]------------",
+        out += ["------------[ cut here ]------------", message,
                 f"WARNING: CPU: 0 PID: 9 at x.c:1 harness_warn+0x1/0x2 "
                 "[kiwi_harness_warn]",
                 "---[ end trace 0000000000000000 ]---"]
@@ -74,6 +75,27 @@ class Judge(unittest.TestCase):
                         [("kiwi_harness_warn", 1, "harness_warn")])
         self.assertEqual(len(got), 1)
         self.assertIn("seen 2 time(s), 1 expected", got[0])
+
+    def test_declared_by_message(self):
+        got = self.scan(warn_console("kiwi_harness_warn", 2),
+                        [("kiwi_harness_warn", 2, "warned on purpose")])
+        self.assertEqual(got, [])
+
+    def test_other_message_is_not_covered(self):
+        got = self.scan(warn_console("kiwi_harness_warn", 1,
+                                     "harness: something else"),
+                        [("kiwi_harness_warn", 1, "warned on purpose")])
+        self.assertTrue(any(p.startswith("splat during") for p in got))
+        self.assertTrue(any("seen 0 time(s)" in p for p in got))
+
+    def test_call_trace_after_cut_here_is_a_splat(self):
+        console = ts(["KIWI-BEGIN kiwi_harness_warn",
+                      "------------[ cut here ]------------",
+                      "Call Trace:", " <TASK>", " </TASK>",
+                      "KIWI-END kiwi_harness_warn rc=0"])
+        got = self.scan(console)
+        self.assertEqual(len(got), 1)
+        self.assertIn("Call Trace with no header", got[0])
 
     def test_declared_but_not_raised(self):
         got = self.scan(warn_console("kiwi_harness_warn", 0),

@@ -34,6 +34,10 @@ SPLAT_OPEN = re.compile(
     r"list_del corruption|DEBUG_LOCKS_WARN_ON|"
     r"stack-protector|double fault|Unable to handle)")
 SPLAT_CLOSE = re.compile(r"(---\[ end |^=+$)")
+# WARN(cond, fmt, ...) prints this line, then its message, then the
+# "WARNING: CPU: ... at FUNC" opener: a declared splat is matched against
+# the message and the opener together.
+CUT_HERE = re.compile(r"-+\[ cut here \]-+")
 CALL_TRACE = re.compile(r"Call Trace:")
 # kiwi's own reports of objects left behind (a device unregistered, a
 # module unloaded with ids, QPs or endpoints alive): one line each, judged
@@ -373,6 +377,7 @@ def scan_console(lines, expected, ran, suites=()):
     window = "boot"
     suite = None
     block = None          # [window, opener, allowed, lines] of a splat
+    message = None        # lines since a "cut here", before the opener
     hits = {i: 0 for i in range(len(required))}
 
     def close_block():
@@ -395,6 +400,7 @@ def scan_console(lines, expected, ran, suites=()):
             if block:
                 close_block()
                 block = None
+            message = None
             if what == "BEGIN":
                 window = rest
             elif what in ("UNLOAD-BEGIN", "KMEMLEAK-BEGIN"):
@@ -415,18 +421,28 @@ def scan_console(lines, expected, ran, suites=()):
             else:
                 hits[declared] += 1
             continue
+        if CUT_HERE.search(line) and not block:
+            message = []
+            continue
         if SPLAT_OPEN.search(line):
             if block:
                 close_block()
+            said = "\n".join((message or []) + [line])
+            message = None
             allowed = None
             for i, (mod, sname, _, regex) in enumerate(required):
-                if mod == window and sname == suite and regex.search(line):
+                if mod == window and sname == suite and regex.search(said):
                     allowed = i
                     break
             if allowed is not None:
                 hits[allowed] += 1
             block = [window, line, allowed is not None, [line]]
             continue
+        if (message is not None and len(message) < 8 and
+                not CALL_TRACE.search(line)):
+            message.append(line)
+            continue
+        message = None
         if block:
             block[3].append(line)
             if SPLAT_CLOSE.search(line) or len(block[3]) > 2000:
