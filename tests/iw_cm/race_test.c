@@ -34,6 +34,7 @@ struct async_destroy {
 	struct kiwi_ulp *u;
 	struct kiwi_cm_id *id;
 	struct completion done;
+	int seen;	/* events recorded when the destroy returned */
 };
 
 static void async_destroy_fn(struct work_struct *work)
@@ -42,6 +43,7 @@ static void async_destroy_fn(struct work_struct *work)
 		container_of(work, struct async_destroy, work);
 
 	kiwi_ulp_destroy(ad->u, ad->id);
+	ad->seen = kiwi_ulp_count(ad->u);
 	complete(&ad->done);
 }
 
@@ -159,53 +161,6 @@ static void race_get_qp_null(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiwi_cm_accept(child, &p), -EINVAL);
 	p.qpn = kiwi_ulp_qp(u);
 	KUNIT_EXPECT_EQ(test, kiwi_cm_accept(child, &p), 0);
-}
-
-/*
- * The listener is destroyed while a CONNECT_REQUEST is queued or being
- * delivered: the request either reached the handler before destroy
- * returned, or the core rejected it; never both, never later.
- */
-static void race_listener_destroyed_request_queued(struct kunit *test)
-{
-	struct kiwi_ulp *u = kiwi_ulp_setup(test);
-	static const enum kiwi_mock_ctx ctx[] = { KIWI_MOCK_PROCESS,
-						  KIWI_MOCK_SOFTIRQ };
-	struct kiwi_cm_event ev = { .event = T_REQUEST };
-	int i, j, ret, dropped = 0;
-
-	for (i = 0; i < 20; i++) {
-		struct kiwi_cm_id *l = kiwi_ulp_listen(u, 0);
-		int c0 = kiwi_ulp_count(u);
-		int r0 = kiwi_mock_calls(u->m, KIWI_MOCK_REJECT);
-		int after;
-
-		ret = kiwi_mock_inject(u->m, l, &ev, ctx[i & 1]);
-		KUNIT_ASSERT_EQ(test, ret, 0);
-		kiwi_ulp_destroy(u, l);
-		after = kiwi_ulp_count(u);
-		for (j = 0; j < 250; j++) {
-			if (after > c0 ||
-			    kiwi_mock_calls(u->m, KIWI_MOCK_REJECT) > r0)
-				break;
-			msleep(20);
-		}
-		msleep(20);
-		KUNIT_EXPECT_EQ(test, kiwi_ulp_count(u), after);
-		if (after == c0) {
-			dropped++;
-			KUNIT_EXPECT_EQ(test,
-					kiwi_mock_calls(u->m, KIWI_MOCK_REJECT),
-					r0 + 1);
-		} else {
-			KUNIT_EXPECT_EQ(test,
-					kiwi_mock_calls(u->m, KIWI_MOCK_REJECT),
-					r0);
-			kiwi_ulp_destroy(u, kiwi_ulp_rec(u, c0).id);
-		}
-	}
-	kunit_info(test, "%d of 20 requests dropped with their listener\n",
-		   dropped);
 }
 
 /* Listener destroyed while its CONNECT_REQUEST handler runs: it waits. */
@@ -599,6 +554,115 @@ static void hold_arm(struct kunit *test, struct hold *h,
 	kiwi_fault_hook_deliver(hold_fn, h);
 }
 
+/* Where the listener's destroy starts, relative to a CONNECT_REQUEST. */
+enum lq_order { LQ_HELD, LQ_DESTROYING, LQ_QUEUED };
+
+static const enum lq_order lq_orders[] = { LQ_HELD, LQ_DESTROYING,
+					   LQ_QUEUED };
+
+static void lq_desc(const enum lq_order *o, char *desc)
+{
+	static const char *const names[] = { "delivery started",
+					     "destroy first", "request queued" };
+
+	strscpy(desc, names[*o], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(lq, lq_orders, lq_desc);
+
+/* At the child's allocation: the upcall passed the listener's checks. */
+static void lq_destroy_hook(void *data)
+{
+	struct async_destroy *ad = data;
+
+	kiwi_ulp_destroy(ad->u, ad->id);
+	ad->seen = kiwi_ulp_count(ad->u);
+}
+
+/*
+ * LQ_QUEUED: the upcall took the request, then the destroy ran to its end
+ * before the child's request was queued: the upcall returns 0, the
+ * delivery finds the listener gone and the core rejects the request,
+ * with no handler call.
+ */
+static void lq_queued(struct kunit *test, struct kiwi_ulp *u,
+		      struct kiwi_cm_id *l, int n)
+{
+	struct async_destroy ad = { .u = u, .id = l, .seen = -1 };
+
+	kiwi_fault_hook_nth(1, lq_destroy_hook, &ad);	/* 1: the child */
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_ev(u, l, T_REQUEST, 0), 0);
+	kiwi_fault_hook_nth(0, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, ad.seen, n);	/* the hook ran */
+	KUNIT_EXPECT_TRUE(test, kiwi_t_wait_calls(u->m, KIWI_MOCK_REJECT, 1));
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_REJECT), 1);
+	KUNIT_EXPECT_EQ(test, kiwi_ulp_count(u), n);
+}
+
+/*
+ * The listener is destroyed around a CONNECT_REQUEST; each order has one
+ * outcome. LQ_HELD: the core has started the delivery (registered with
+ * the listener, held before the handler) when the destroy starts on a
+ * worker; LQ_DESTROYING: the destroy has started and waits for the
+ * handler, blocked in that request, when a second request comes. The
+ * destroy waits for the call, the request reaches the handler before it
+ * returns and the child lives on; in LQ_DESTROYING the upcall itself
+ * refuses the second request (-ECONNREFUSED: the provider refuses the
+ * peer; no child, nothing for the core to reject). LQ_QUEUED: above.
+ */
+static void race_listener_destroyed_request_queued(struct kunit *test)
+{
+	enum lq_order o = *(const enum lq_order *)test->param_value;
+	struct hold *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct workqueue_struct *wq;
+	struct async_destroy ad;
+	struct kiwi_t_block b;
+	struct kiwi_cm_id *l;
+	struct kiwi_ulp *u;
+	int n, live;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	u = kiwi_ulp_setup(test);
+	l = kiwi_ulp_listen(u, 0);
+	n = kiwi_ulp_count(u);
+	if (o == LQ_QUEUED) {
+		lq_queued(test, u, l, n);
+		return;
+	}
+	if (o == LQ_HELD)
+		hold_arm(test, h, NULL, T_REQUEST);
+	else
+		kiwi_t_block_init(u, &b, T_REQUEST);
+	KUNIT_ASSERT_EQ(test, kiwi_ulp_ev(u, l, T_REQUEST, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(o == LQ_HELD ?
+							    &h->held :
+							    &b.entered,
+							    5 * HZ));
+	wq = async_destroy(test, &ad, u, l);
+	/* past the provider's destroy_listen: waiting for the call */
+	KUNIT_EXPECT_TRUE(test,
+			  kiwi_t_wait_calls(u->m, KIWI_MOCK_DESTROY_LISTEN, 1));
+	if (o == LQ_DESTROYING) {
+		live = kiwi_cm_live_ids();
+		KUNIT_EXPECT_EQ(test, kiwi_ulp_ev(u, l, T_REQUEST, 0),
+				-ECONNREFUSED);
+		KUNIT_EXPECT_EQ(test, kiwi_cm_live_ids(), live);
+	}
+	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&ad.done, HZ / 5));
+	complete_all(o == LQ_HELD ? &h->release : &b.release);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&ad.done, 5 * HZ));
+	async_destroy_end(wq, &ad);
+	u->hook = NULL;
+	KUNIT_EXPECT_EQ(test, ad.seen, n + 1);	/* handled before it returned */
+	KUNIT_ASSERT_EQ(test, kiwi_ulp_count(u), n + 1);
+	KUNIT_ASSERT_EQ(test, kiwi_ulp_rec(u, n).event, T_REQUEST);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(kiwi_ulp_rec(u, n).id),
+			KIWI_CM_STATE_CONN_RECV);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_REJECT), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(u->m, KIWI_MOCK_DESTROY_LISTEN),
+			1);
+}
+
 /**
  * struct xd - the DISCONNECT handler of @x destroys @victim
  * @x: the id whose handler destroys
@@ -759,7 +823,7 @@ static struct kunit_case race_cases[] = {
 	KUNIT_CASE(race_destroy_with_queued_events),
 	KUNIT_CASE(race_nonzero_vs_destroy),
 	KUNIT_CASE(race_get_qp_null),
-	KUNIT_CASE(race_listener_destroyed_request_queued),
+	KUNIT_CASE_PARAM(race_listener_destroyed_request_queued, lq_gen_params),
 	KUNIT_CASE(race_listener_destroyed_in_request_handler),
 	KUNIT_CASE(race_pdata_copy_fails_atomic),
 	KUNIT_CASE(race_pdata_copy_fails_mid_connection),

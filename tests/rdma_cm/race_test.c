@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_rdmacm_race: rdma_accept() on a CONNECT_REQUEST id while another
- * CPU destroys that id, or its listener; rdma_listen() while another CPU
- * destroys the id; the ULP's handler never runs twice at once for an id,
- * nor after rdma_destroy_id() returned, though its events come from two
- * workers (rdma_cm's and the core's); rdma_connect_locked() connects from
- * the id's handler only; an id destroyed while its handler runs and then
- * returns non-zero is torn down once.
+ * task destroys that id, or its listener, and on an id being destroyed;
+ * rdma_listen() the same; the ULP's handler never runs twice at once for
+ * an id, nor after rdma_destroy_id() returned, though its events come
+ * from two workers (rdma_cm's and the core's); rdma_connect_locked()
+ * connects from the id's handler only; an id destroyed while its handler
+ * runs and then returns non-zero is torn down once.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -17,57 +17,104 @@
 #include "verbs_util.h"
 #include "rdmacm_test.h"
 
-enum ra_victim { RA_CHILD, RA_LISTENER };
+/*
+ * The rows of the accept and listen races: the id destroyed from inside
+ * the provider's op, once the call pinned it; its listener destroyed
+ * there; the id already DESTROYING when the call starts.
+ */
+enum ra_victim { RA_CHILD, RA_LISTENER, RA_DOOMED };
 
 /**
  * struct ra_race - one race, allocated with the test
- * @work: destroys @victim on another CPU
+ * @work: destroys @victim on another task
  * @rt: the fixture
  * @victim: the id destroyed
- * @jitter: microseconds the two sides wait before going
+ * @v: the row
+ * @op: the provider op inside which the destroy starts (not RA_DOOMED)
+ * @doomed: the destroy got as far as the row needs before the call went
+ *	on: @victim DESTROYING, or for RA_LISTENER destroyed
  */
 struct ra_race {
 	struct work_struct work;
 	struct kiwi_rt *rt;
 	struct rdma_cm_id *victim;
-	unsigned int jitter;
+	enum ra_victim v;
+	enum kiwi_mock_op op;
+	bool doomed;
 };
 
 static void ra_destroy_work(struct work_struct *work)
 {
 	struct ra_race *r = container_of(work, struct ra_race, work);
 
-	udelay(r->jitter);
 	kiwi_rt_destroy(r->rt, r->victim);
 }
 
-/*
- * Inside the provider's accept, so on the accepting thread after
- * rdma_accept() took the id: the destroy starts on another CPU while
- * accept is still on its way out. (Destroying before the call starts
- * would be the caller's use after free, not a race to test.)
- */
-static void ra_accept_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
-			   struct kiwi_cm_id *id)
+/* Wait (5 s at most) for a destroy on another task to doom @id. */
+static bool ra_wait_doomed(struct rdma_cm_id *id)
 {
-	struct ra_race *r = m->hook_data;
+	int i;
 
-	if (op != KIWI_MOCK_ACCEPT || !r)
-		return;
-	queue_work(system_unbound_wq, &r->work);
-	udelay(r->jitter / 2);
+	for (i = 0; i < 250 && kiwi_rt_state(id) != KIWI_RDMA_DESTROYING; i++)
+		msleep(20);
+	return kiwi_rt_state(id) == KIWI_RDMA_DESTROYING;
 }
 
-/* The same, inside the provider's create_listen. */
-static void ra_listen_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
-			   struct kiwi_cm_id *id)
+/*
+ * Inside the provider's op, on the calling thread after rdma_accept() or
+ * rdma_listen() pinned the id: the id's destroy starts on another task
+ * and gets to DESTROYING (then it waits for the pin), or the listener's
+ * runs to its end. (Destroying before the call starts, with nothing
+ * holding the destroy, would be the caller's use after free.)
+ */
+static void ra_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
+		    struct kiwi_cm_id *id)
 {
 	struct ra_race *r = m->hook_data;
 
-	if (op != KIWI_MOCK_CREATE_LISTEN || !r)
+	if (!r || op != r->op)
 		return;
 	queue_work(system_unbound_wq, &r->work);
-	udelay(r->jitter / 2);
+	if (r->v == RA_LISTENER) {
+		flush_work(&r->work);
+		r->doomed = true;
+	} else {
+		r->doomed = ra_wait_doomed(r->victim);
+	}
+}
+
+/*
+ * Arrange @victim's destroy for the call the test makes next: from inside
+ * @op, or (RA_DOOMED) now, held in DESTROYING by @victim's handler, which
+ * the test holds with rdma_lock_handler() (as a running handler would:
+ * the destroy waits for it). No assertion until ra_finish().
+ */
+static void ra_arm(struct kiwi_rt *rt, struct ra_race *r, enum ra_victim v,
+		   struct rdma_cm_id *victim, enum kiwi_mock_op op)
+{
+	r->rt = rt;
+	r->v = v;
+	r->victim = victim;
+	r->op = op;
+	INIT_WORK(&r->work, ra_destroy_work);
+	if (v != RA_DOOMED) {
+		rt->m->hook_data = r;
+		rt->m->hook = ra_hook;
+		return;
+	}
+	rdma_lock_handler(victim);
+	queue_work(system_unbound_wq, &r->work);
+	r->doomed = ra_wait_doomed(victim);
+}
+
+/* The call returned: let the destroy end. */
+static void ra_finish(struct kiwi_rt *rt, struct ra_race *r)
+{
+	rt->m->hook = NULL;
+	rt->m->hook_data = NULL;
+	if (r->v == RA_DOOMED)
+		rdma_unlock_handler(r->victim);
+	flush_work(&r->work);
 }
 
 static void ra_unhook(struct kunit_resource *res)
@@ -80,15 +127,35 @@ static void ra_unhook(struct kunit_resource *res)
 	}
 }
 
-static const enum ra_victim ra_victims[] = { RA_CHILD, RA_LISTENER };
+static struct ra_race *ra_setup(struct kunit *test, struct kiwi_rt *rt)
+{
+	struct ra_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, ra_unhook,
+							 GFP_KERNEL, rt));
+	return r;
+}
+
+static const char *const ra_names[] = {
+	[RA_CHILD] = "the id, inside the op",
+	[RA_LISTENER] = "its listener, inside the op",
+	[RA_DOOMED] = "the id, destroying first",
+};
+
+static const enum ra_victim ra_victims[] = { RA_CHILD, RA_LISTENER,
+					     RA_DOOMED };
 
 static void ra_desc(const enum ra_victim *v, char *desc)
 {
-	strscpy(desc, *v == RA_CHILD ? "the id" : "its listener",
-		KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, ra_names[*v], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(ra, ra_victims, ra_desc);
+
+static const enum ra_victim rl_victims[] = { RA_CHILD, RA_DOOMED };
+
+KUNIT_ARRAY_PARAM(rl, rl_victims, ra_desc);
 
 /* A CONNECT_REQUEST id with a QP; @cm: its iw_cm id. */
 static struct rdma_cm_id *ra_request(struct kiwi_rt *rt, struct rdma_cm_id *l,
@@ -105,12 +172,13 @@ static struct rdma_cm_id *ra_request(struct kiwi_rt *rt, struct rdma_cm_id *l,
 }
 
 /*
- * rdma_accept() on a request while another CPU destroys the id (from
- * inside accept) or its listener (from before the call), 200 times with
- * a varying head start: accept returns 0 or an error and the id is
- * destroyed once; when the listener goes the accept is unaffected.
- * KASAN, lockdep and kmemleak judge the rest; the fixture counts ids
- * and QPs at the end.
+ * rdma_accept() on a request (with a QP) while another task destroys:
+ * the id, from inside the provider's accept: the call pinned it, so it
+ * returns 0 and the destroy then tears the id down, once; its listener,
+ * from there too: the accept is unaffected (0, the id in CONNECT); the
+ * id, already DESTROYING (its destroy held by its handler): -EINVAL, the
+ * provider's accept is not called and the destroy rejects the request.
+ * KASAN, lockdep and kmemleak judge the rest.
  */
 static void rdmacm_accept_vs_destroy(struct kunit *test)
 {
@@ -118,102 +186,67 @@ static void rdmacm_accept_vs_destroy(struct kunit *test)
 	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
 	struct rdma_conn_param p = { .responder_resources = 1,
 				     .initiator_depth = 1 };
-	struct ra_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
-	int i, ok = 0;
+	struct ra_race *r = ra_setup(test, rt);
+	struct rdma_cm_id *l, *child, *gone, *left;
+	struct kiwi_cm_id *cm;
+	int ret;
 
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, ra_unhook,
-							 GFP_KERNEL, rt));
-	r->rt = rt;
-	INIT_WORK(&r->work, ra_destroy_work);
-	rt->ret_on[RDMA_CM_EVENT_CONNECT_REQUEST] = 0;
-	for (i = 0; i < 200; i++) {
-		struct rdma_cm_id *l, *child;
-		struct kiwi_cm_id *cm;
-		unsigned long flags;
-		int ret;
-
-		spin_lock_irqsave(&rt->lock, flags);
-		rt->n = 0;	/* the fixture records 32 events */
-		spin_unlock_irqrestore(&rt->lock, flags);
-		l = kiwi_rt_listener(rt, AF_INET, 7400);
-		child = ra_request(rt, l, &cm);
-
-		r->jitter = (i % 20) * 10;
-		if (v == RA_CHILD) {
-			r->victim = child;
-			rt->m->hook_data = r;
-			rt->m->hook = ra_accept_hook;
-		} else {
-			r->victim = l;
-			queue_work(system_unbound_wq, &r->work);
-		}
-		ret = rdma_accept(child, &p);
-		flush_work(&r->work);
-		rt->m->hook = NULL;
-		rt->m->hook_data = NULL;
-		KUNIT_ASSERT_TRUE_MSG(test, ret == 0 || ret < 0, "ret %d", ret);
-		ok += !ret;
-		if (v == RA_CHILD) {
-			/* the race destroyed it: the fixture must not again */
-			KUNIT_ASSERT_FALSE(test, kiwi_rt_forget(rt, child));
-			KUNIT_ASSERT_EQ(test, kiwi_rdma_live_ids(), 1);
-			kiwi_rt_destroy(rt, l);
-		} else {
-			KUNIT_ASSERT_EQ(test, ret, 0);
-			KUNIT_ASSERT_EQ(test, kiwi_rdma_live_ids(), 1);
-			KUNIT_ASSERT_EQ(test, kiwi_rt_state(child),
-					KIWI_RDMA_CONNECT);
-			kiwi_rt_destroy(rt, child);
-		}
-		kiwi_mock_release(rt->m, cm);
-		KUNIT_ASSERT_EQ(test, kiwi_rdma_live_ids(), 0);
-	}
+	l = kiwi_rt_listener(rt, AF_INET, 7400);
+	child = ra_request(rt, l, &cm);
+	gone = v == RA_LISTENER ? l : child;
+	left = v == RA_LISTENER ? child : l;
+	ra_arm(rt, r, v, gone, KIWI_MOCK_ACCEPT);
+	ret = rdma_accept(child, &p);
+	ra_finish(rt, r);
+	KUNIT_EXPECT_TRUE(test, r->doomed);
+	KUNIT_EXPECT_EQ(test, ret, v == RA_DOOMED ? -EINVAL : 0);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(rt->m, KIWI_MOCK_ACCEPT),
+			v == RA_DOOMED ? 0 : 1);
+	/* the race destroyed it: the fixture must not again */
+	KUNIT_ASSERT_FALSE(test, kiwi_rt_forget(rt, gone));
+	KUNIT_ASSERT_EQ(test, kiwi_rdma_live_ids(), 1);
+	if (v == RA_LISTENER)
+		KUNIT_EXPECT_EQ(test, kiwi_rt_state(child), KIWI_RDMA_CONNECT);
+	kiwi_rt_destroy(rt, left);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_release(rt->m, cm), v != RA_DOOMED);
+	/* the request never accepted is rejected by its destroy */
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(rt->m, KIWI_MOCK_REJECT),
+			v == RA_DOOMED ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&rt->m->qps_alive), 0);
-	kunit_info(test, "%d of 200 accepts returned 0", ok);
 }
 
 /*
- * rdma_listen() while another CPU destroys the id from inside the
- * provider's create_listen, 100 times with a varying head start: listen
- * returns 0 or an error, the id is destroyed once and the iw_cm listener
- * with it (KASAN, lockdep and kmemleak judge the rest).
+ * rdma_listen() on a bound id while another task destroys it: from
+ * inside the provider's create_listen, the call pinned it: 0, and the
+ * destroy then ends the iw_cm listener with the id; already DESTROYING
+ * (the destroy held by its handler): -EINVAL and no iw_cm listener is
+ * made. Either way the id is destroyed once.
  */
 static void rdmacm_listen_vs_destroy(struct kunit *test)
 {
+	enum ra_victim v = *(const enum ra_victim *)test->param_value;
 	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
-	struct ra_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct ra_race *r = ra_setup(test, rt);
+	int ret, live = kiwi_cm_live_ids();
 	struct sockaddr_storage src;
-	int i, ok = 0, live = kiwi_cm_live_ids();
+	struct rdma_cm_id *id;
 
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL, ra_unhook,
-							 GFP_KERNEL, rt));
-	r->rt = rt;
-	INIT_WORK(&r->work, ra_destroy_work);
 	kiwi_rt_addr(&src, AF_INET, "127.0.0.1", 7410);
-	for (i = 0; i < 100; i++) {
-		struct rdma_cm_id *id = kiwi_rt_id(rt);
-		int ret;
-
-		KUNIT_ASSERT_EQ(test, rdma_bind_addr(id,
-						     (struct sockaddr *)&src),
-				0);
-		r->jitter = (i % 20) * 10;
-		r->victim = id;
-		rt->m->hook_data = r;
-		rt->m->hook = ra_listen_hook;
-		ret = rdma_listen(id, 0);
-		flush_work(&r->work);
-		rt->m->hook = NULL;
-		rt->m->hook_data = NULL;
-		KUNIT_ASSERT_TRUE_MSG(test, ret == 0 || ret < 0, "ret %d", ret);
-		ok += !ret;
-		KUNIT_ASSERT_FALSE(test, kiwi_rt_forget(rt, id));
-		KUNIT_ASSERT_EQ(test, kiwi_rdma_live_ids(), 0);
-		KUNIT_ASSERT_EQ(test, kiwi_cm_live_ids(), live);
-	}
-	kunit_info(test, "%d of 100 listens returned 0", ok);
+	id = kiwi_rt_id(rt);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&src), 0);
+	ra_arm(rt, r, v, id, KIWI_MOCK_CREATE_LISTEN);
+	ret = rdma_listen(id, 0);
+	ra_finish(rt, r);
+	KUNIT_EXPECT_TRUE(test, r->doomed);
+	KUNIT_EXPECT_EQ(test, ret, v == RA_DOOMED ? -EINVAL : 0);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(rt->m, KIWI_MOCK_CREATE_LISTEN),
+			v == RA_DOOMED ? 0 : 1);
+	KUNIT_EXPECT_EQ(test, kiwi_mock_calls(rt->m, KIWI_MOCK_DESTROY_LISTEN),
+			v == RA_DOOMED ? 0 : 1);
+	KUNIT_ASSERT_FALSE(test, kiwi_rt_forget(rt, id));
+	KUNIT_EXPECT_EQ(test, kiwi_rdma_live_ids(), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_cm_live_ids(), live);
 }
 
 /**
@@ -675,7 +708,7 @@ static void rdmacm_destroy_vs_handler_return(struct kunit *test)
 
 static struct kunit_case rdmacm_race_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_accept_vs_destroy, ra_gen_params),
-	KUNIT_CASE(rdmacm_listen_vs_destroy),
+	KUNIT_CASE_PARAM(rdmacm_listen_vs_destroy, rl_gen_params),
 	KUNIT_CASE(rdmacm_handler_never_concurrent),
 	KUNIT_CASE(rdmacm_connect_locked_only_in_handler),
 	KUNIT_CASE(rdmacm_destroy_waits_for_handler),
