@@ -52,7 +52,7 @@ static void kiwi_client_add_one(struct ib_client *client,
 	int ret;
 
 	lockdep_assert_held(&kiwi_clients_lock);
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = kiwi_should_fail() ? NULL : kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx) {
 		pr_warn("kiwi_iwcm: client %s: no memory for device %s\n",
 			client->name, dev->name);

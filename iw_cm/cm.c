@@ -472,7 +472,8 @@ int kiwi_cm_listen(struct kiwi_cm_id *id, int backlog)
 	priv->backlog = backlog;
 	spin_unlock_irqrestore(&priv->lock, flags);
 
-	ret = id->device->ops->iw_create_listen(id, backlog);
+	ret = kiwi_should_fail() ? -ENOMEM :
+	      id->device->ops->iw_create_listen(id, backlog);
 	if (ret)
 		kiwi_cm_undo(priv, KIWI_CM_STATE_LISTEN);
 	return ret;
@@ -622,12 +623,29 @@ int kiwi_cm_connect(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 	ret = kiwi_cm_bind_qp(priv, param, KIWI_CM_OP_CONNECT, KIWI_CM_F_USED);
 	if (ret)
 		return ret;
-	ret = id->device->ops->iw_connect(id, param);
+	ret = kiwi_should_fail() ? -ENOMEM :
+	      id->device->ops->iw_connect(id, param);
 	if (ret)
 		kiwi_cm_undo(priv, KIWI_CM_STATE_CONN_SENT);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kiwi_cm_connect);
+
+/*
+ * The provider's accept, or its failure at a fault point: a failed accept
+ * has let go of the request (see &kiwi_provider_ops.iw_accept), which the
+ * fault does by refusing it.
+ */
+static int kiwi_cm_provider_accept(struct kiwi_cm_id *id,
+				   const struct kiwi_conn_param *param)
+{
+	const struct kiwi_provider_ops *ops = id->device->ops;
+
+	if (!kiwi_should_fail())
+		return ops->iw_accept(id, param);
+	ops->iw_reject(id, NULL, 0);
+	return -ENOMEM;
+}
 
 /**
  * kiwi_cm_accept() - accept the connection a CONNECT_REQUEST announced
@@ -654,7 +672,7 @@ int kiwi_cm_accept(struct kiwi_cm_id *id, const struct kiwi_conn_param *param)
 			      KIWI_CM_F_ACCEPTED);
 	if (ret)
 		return ret;
-	ret = dev->ops->iw_accept(id, param);
+	ret = kiwi_cm_provider_accept(id, param);
 	if (ret) {
 		kiwi_cm_undo(priv, KIWI_CM_STATE_CONN_RECV);
 		return ret;
@@ -718,7 +736,8 @@ int kiwi_cm_reject(struct kiwi_cm_id *id, const void *private_data,
 	priv->flags |= KIWI_CM_F_ACCEPTED;	/* answered */
 	spin_unlock_irqrestore(&priv->lock, flags);
 
-	ret = dev->ops->iw_reject(id, private_data, private_data_len);
+	ret = kiwi_should_fail() ? -ENOMEM :
+	      dev->ops->iw_reject(id, private_data, private_data_len);
 	if (ret) {
 		kiwi_cm_unreject(priv);
 		return ret;
@@ -782,7 +801,11 @@ int kiwi_cm_disconnect(struct kiwi_cm_id *id,
 
 	attr.qp_state = mode == KIWI_CM_DISCONNECT_ABORTIVE ?
 			IB_QPS_ERR : IB_QPS_SQD;
-	ret = ops->modify_qp(qp, &attr, IB_QP_STATE);
+	/* A move to ERROR never fails: only a graceful close may. */
+	if (attr.qp_state == IB_QPS_SQD && kiwi_should_fail())
+		ret = -ENOMEM;
+	else
+		ret = ops->modify_qp(qp, &attr, IB_QP_STATE);
 	if (ret) {		/* no close of ours is in flight */
 		spin_lock_irqsave(&priv->lock, flags);
 		kiwi_cm_set_graceful(priv, false);

@@ -60,7 +60,8 @@ struct ib_cq *kiwi_create_cq(struct ib_device *dev,
 		return ERR_PTR(-EINVAL);
 	if (!kiwi_device_get_live(dev))
 		return ERR_PTR(-ENODEV);
-	cq = dev->ops->create_cq(dev, cq_attr);
+	cq = kiwi_should_fail() ? ERR_PTR(-ENOMEM) :
+	     dev->ops->create_cq(dev, cq_attr);
 	if (IS_ERR(cq)) {
 		kiwi_device_put(dev);
 		return cq;
@@ -261,7 +262,8 @@ struct ib_cq *kiwi_alloc_cq(struct ib_device *dev, void *private,
 			      min_t(int, max(dev->num_comp_vectors, 1),
 				    num_online_cpus());
 	attr.comp_vector = comp_vector;
-	wc = kmalloc_array(KIWI_CQ_BATCH, sizeof(*wc), GFP_KERNEL);
+	wc = kiwi_should_fail() ? NULL :
+	     kmalloc_array(KIWI_CQ_BATCH, sizeof(*wc), GFP_KERNEL);
 	if (!wc)
 		return ERR_PTR(-ENOMEM);
 	cq = kiwi_create_cq(dev, kiwi_cq_handler(poll_ctx), NULL, private,

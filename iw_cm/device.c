@@ -220,7 +220,7 @@ int kiwi_register_device(struct ib_device *dev)
 	if (!dev->name[0] || !ops || !kiwi_device_has_cm_ops(ops) ||
 	    !kiwi_device_has_verbs_groups(ops))
 		return -EINVAL;
-	ret = ops->query_device(dev, &dev->attrs);
+	ret = kiwi_should_fail() ? -ENOMEM : ops->query_device(dev, &dev->attrs);
 	if (ret)
 		return ret;
 	ret = kiwi_device_check_attr(dev);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Allocation failure injection for the KUnit fault pass: every allocation
- * site of the core asks kiwi_should_fail() first; a test arms the n-th
- * call to fail, runs a scenario, and checks nothing leaked or hung. And a
- * hook in the delivery of events, to hold one at a chosen point.
+ * Failure injection for the KUnit fault pass: every run-time allocation
+ * site of kiwi's three modules, and every provider op the core calls
+ * whose failure can be reported, asks kiwi_should_fail() first
+ * (<kiwi/fault.h>); a test arms the n-th call to fail, runs a scenario,
+ * and checks nothing leaked or hung. And a hook in the delivery of
+ * events, to hold one at a chosen point.
  */
 #include <linux/atomic.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
 
 #include <kunit/visibility.h>
@@ -13,6 +16,8 @@
 #include "iwcm.h"
 
 static atomic_t kiwi_fault_countdown = ATOMIC_INIT(0);
+/* Where the armed failure was injected: the caller of kiwi_should_fail(). */
+static unsigned long kiwi_fault_ip;
 static atomic_t kiwi_fault_hook_countdown = ATOMIC_INIT(0);
 static void (*kiwi_fault_hook_fn)(void *data);
 static void *kiwi_fault_hook_data;
@@ -29,33 +34,42 @@ static void kiwi_fault_run_hook(void)
 }
 
 /**
- * kiwi_should_fail() - whether this allocation is the one to fail
+ * kiwi_should_fail() - whether this fault point is the one to fail
  *
- * Context: any context.
- * Return: true exactly once, at the n-th call after kiwi_fault_fail_nth(n).
+ * Context: any context: the fault points of kiwi_iwcm, kiwi_rdmacm and
+ * kiwi_softiw, allocation sites and provider ops (<kiwi/fault.h>).
+ * Return: true exactly once, at the n-th call after kiwi_fault_fail_nth(n);
+ * the caller's address is then kept for kiwi_fault_site().
  */
 bool kiwi_should_fail(void)
 {
 	kiwi_fault_run_hook();
 	if (atomic_read(&kiwi_fault_countdown) <= 0)
 		return false;
-	return atomic_dec_return(&kiwi_fault_countdown) == 0;
+	if (atomic_dec_return(&kiwi_fault_countdown))
+		return false;
+	WRITE_ONCE(kiwi_fault_ip, _RET_IP_);
+	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiwi_should_fail);
 
 /**
  * kiwi_fault_fail_nth() - arm the failure injection
- * @nth: fail the nth allocation from now (1 = the next); 0 disarms
+ * @nth: fail the nth fault point from now (1 = the next); 0 disarms
+ *
+ * Forgets the site of the failure injected before (kiwi_fault_site()).
  *
  * Context: any context.
  */
 void kiwi_fault_fail_nth(int nth)
 {
+	WRITE_ONCE(kiwi_fault_ip, 0);
 	atomic_set(&kiwi_fault_countdown, nth);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_fault_fail_nth);
 
 /**
- * kiwi_fault_remaining() - allocations left before the armed failure
+ * kiwi_fault_remaining() - fault points left before the armed failure
  *
  * Context: any context.
  * Return: 0 once the failure was injected (or when disarmed).
@@ -67,8 +81,22 @@ int kiwi_fault_remaining(void)
 EXPORT_SYMBOL_IF_KUNIT(kiwi_fault_remaining);
 
 /**
- * kiwi_fault_hook_nth() - run a function at an allocation point
- * @nth: run @fn at the nth allocation point from now (1 = the next);
+ * kiwi_fault_site() - where the armed failure was injected, for a test's
+ *	messages: "%pS" prints the fault point's function and offset
+ *
+ * Context: any context.
+ * Return: the return address of the kiwi_should_fail() call that failed
+ * since the last kiwi_fault_fail_nth(), or NULL if none did.
+ */
+void *kiwi_fault_site(void)
+{
+	return (void *)READ_ONCE(kiwi_fault_ip);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_fault_site);
+
+/**
+ * kiwi_fault_hook_nth() - run a function at a fault point
+ * @nth: run @fn at the nth fault point from now (1 = the next);
  *	0 disarms
  * @fn: the function; it runs in the allocating context, so the test
  *	must make that process context (e.g. a KIWI_MOCK_PROCESS upcall)

@@ -10,6 +10,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include <kiwi/fault.h>
 #include <kiwi/iw_cm.h>
 #include <kiwi/provider.h>
 #include <rdma/mr_pool.h>
@@ -208,16 +209,10 @@ void kiwi_debugfs_add_device(struct ib_device *dev);
 void kiwi_debugfs_del_device(struct ib_device *dev);
 void kiwi_device_report_leaks(struct ib_device *dev);
 
-/* fault.c: allocation failure injection for the KUnit fault pass */
+/* fault.c: the delivery hook of the KUnit suites (and <kiwi/fault.h>) */
 #if IS_ENABLED(CONFIG_KUNIT)
-bool kiwi_should_fail(void);
 void kiwi_fault_deliver(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev);
 #else
-static inline bool kiwi_should_fail(void)
-{
-	return false;
-}
-
 static inline void kiwi_fault_deliver(struct kiwi_cm_id *id,
 				      const struct kiwi_cm_event *ev)
 {

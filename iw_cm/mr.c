@@ -86,7 +86,8 @@ struct ib_mr *kiwi_reg_kernel_mr(struct ib_pd *pd, void *addr,
 		kiwi_device_put(dev);
 		return ERR_PTR(-EINVAL);
 	}
-	mr = dev->ops->reg_kernel_mr(pd, addr, length, access);
+	mr = kiwi_should_fail() ? ERR_PTR(-ENOMEM) :
+	     dev->ops->reg_kernel_mr(pd, addr, length, access);
 	return kiwi_mr_track(dev, pd, mr);
 }
 EXPORT_SYMBOL_GPL(kiwi_reg_kernel_mr);
@@ -146,7 +147,8 @@ struct ib_mr *kiwi_reg_sg_mr(struct ib_pd *pd, struct scatterlist *sgl,
 		kiwi_device_put(dev);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
-	mr = dev->ops->reg_sg_mr(pd, sgl, nents, length, iova, access);
+	mr = kiwi_should_fail() ? ERR_PTR(-ENOMEM) :
+	     dev->ops->reg_sg_mr(pd, sgl, nents, length, iova, access);
 	return kiwi_mr_track(dev, pd, mr);
 }
 EXPORT_SYMBOL_GPL(kiwi_reg_sg_mr);
@@ -201,7 +203,8 @@ struct ib_mr *kiwi_reg_page_mr(struct ib_pd *pd, struct page **pages,
 	might_sleep();
 	if (!kiwi_pages_fit(pages, npages, offset, length))
 		return ERR_PTR(-EINVAL);
-	sgl = kvcalloc(npages, sizeof(*sgl), GFP_KERNEL);
+	sgl = kiwi_should_fail() ? NULL :
+	      kvcalloc(npages, sizeof(*sgl), GFP_KERNEL);
 	if (!sgl)
 		return ERR_PTR(-ENOMEM);
 	sg_init_table(sgl, npages);
@@ -261,6 +264,7 @@ struct ib_mr *kiwi_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
 			    u32 max_num_sg)
 {
 	struct ib_device *dev;
+	struct ib_mr *mr;
 
 	might_sleep();
 	if (!pd || mr_type != IB_MR_TYPE_MEM_REG || !max_num_sg)
@@ -273,7 +277,9 @@ struct ib_mr *kiwi_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
 		kiwi_device_put(dev);
 		return ERR_PTR(dev->ops->alloc_mr ? -EINVAL : -EOPNOTSUPP);
 	}
-	return kiwi_mr_track(dev, pd, dev->ops->alloc_mr(pd, max_num_sg));
+	mr = kiwi_should_fail() ? ERR_PTR(-ENOMEM) :
+	     dev->ops->alloc_mr(pd, max_num_sg);
+	return kiwi_mr_track(dev, pd, mr);
 }
 EXPORT_SYMBOL_GPL(kiwi_alloc_mr);
 
@@ -307,6 +313,8 @@ int kiwi_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 	    !is_power_of_2(page_size) ||
 	    !(dev->attrs.page_size_cap & page_size))
 		return -EINVAL;
+	if (kiwi_should_fail())
+		return -ENOMEM;
 	mr->page_size = page_size;
 	return dev->ops->map_mr_sg(mr, sg, sg_nents, sg_offset);
 }

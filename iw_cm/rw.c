@@ -95,8 +95,10 @@ static int kiwi_rw_init_map_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	u32 i, j, nr_ops = DIV_ROUND_UP(sg_cnt, max_sge);
 	struct ib_sge *sge;
 
-	ctx->map.sges = kcalloc(sg_cnt, sizeof(*sge), GFP_KERNEL);
-	ctx->map.wrs = kcalloc(nr_ops, sizeof(*ctx->map.wrs), GFP_KERNEL);
+	ctx->map.sges = kiwi_should_fail() ? NULL :
+			kcalloc(sg_cnt, sizeof(*sge), GFP_KERNEL);
+	ctx->map.wrs = kiwi_should_fail() ? NULL :
+		       kcalloc(nr_ops, sizeof(*ctx->map.wrs), GFP_KERNEL);
 	if (!ctx->map.sges || !ctx->map.wrs) {
 		kfree(ctx->map.sges);
 		kfree(ctx->map.wrs);
@@ -199,7 +201,8 @@ static int kiwi_rw_init_mr_wrs(struct rdma_rw_ctx *ctx, struct ib_qp *qp,
 	struct rdma_rw_reg_ctx *prev = NULL;
 	int count = 0, n;
 
-	ctx->reg = kcalloc(nr_ops, sizeof(*ctx->reg), GFP_KERNEL);
+	ctx->reg = kiwi_should_fail() ? NULL :
+		   kcalloc(nr_ops, sizeof(*ctx->reg), GFP_KERNEL);
 	if (!ctx->reg)
 		return -ENOMEM;
 	for (i = 0; i < nr_ops; i++) {

@@ -125,7 +125,7 @@ struct ib_pd *kiwi_alloc_pd(struct ib_device *dev, unsigned int flags)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!kiwi_device_get_live(dev))
 		return ERR_PTR(-ENODEV);
-	pd = dev->ops->alloc_pd(dev);
+	pd = kiwi_should_fail() ? ERR_PTR(-ENOMEM) : dev->ops->alloc_pd(dev);
 	if (IS_ERR(pd)) {
 		kiwi_device_put(dev);
 		return pd;
@@ -221,7 +221,8 @@ struct ib_qp *kiwi_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *init)
 		return ERR_PTR(-EINVAL);
 	if (!kiwi_device_get_live(dev))
 		return ERR_PTR(-ENODEV);
-	qp = dev->ops->create_qp(pd, init);
+	qp = kiwi_should_fail() ? ERR_PTR(-ENOMEM) :
+	     dev->ops->create_qp(pd, init);
 	if (IS_ERR(qp)) {
 		kiwi_device_put(dev);
 		return qp;
@@ -272,6 +273,10 @@ int kiwi_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask)
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~KIWI_ACCESS_ALL))
 		return -EINVAL;
+	/* A move to ERROR never fails: drains rely on it. */
+	if (!((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_ERR) &&
+	    kiwi_should_fail())
+		return -ENOMEM;
 	return qp->device->ops->modify_qp(qp, attr, mask);
 }
 EXPORT_SYMBOL_GPL(kiwi_modify_qp);
@@ -297,7 +302,7 @@ int kiwi_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 	if (!qp->device->ops->query_qp)
 		return -EOPNOTSUPP;
 	memset(attr, 0, sizeof(*attr));
-	ret = qp->device->ops->query_qp(qp, attr);
+	ret = kiwi_should_fail() ? -ENOMEM : qp->device->ops->query_qp(qp, attr);
 	if (ret)
 		return ret;
 	*init = (struct ib_qp_init_attr) {

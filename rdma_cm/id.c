@@ -300,8 +300,9 @@ struct kiwi_rdma_priv *kiwi_rdma_alloc(struct net *net,
 				       enum rdma_ucm_port_space ps,
 				       enum ib_qp_type qp_type)
 {
-	struct kiwi_rdma_priv *priv = kzalloc(sizeof(*priv), GFP_KERNEL);
+	struct kiwi_rdma_priv *priv;
 
+	priv = kiwi_should_fail() ? NULL : kzalloc(sizeof(*priv), GFP_KERNEL);
 	if (!priv)
 		return NULL;
 	priv->id.event_handler = handler;

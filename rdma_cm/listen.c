@@ -87,7 +87,7 @@ static int kiwi_rdma_fan_open(struct kiwi_rdma_priv *owner,
 	int ret;
 
 	lockdep_assert_held(&kiwi_rdma_fan_lock);
-	fan = kzalloc(sizeof(*fan), GFP_KERNEL);
+	fan = kiwi_should_fail() ? NULL : kzalloc(sizeof(*fan), GFP_KERNEL);
 	if (!fan)
 		return -ENOMEM;
 	fan->owner = owner;
@@ -259,8 +259,9 @@ static void kiwi_rdma_dev_remove_work(struct work_struct *work)
  */
 int kiwi_rdma_device_add(struct ib_device *dev)
 {
-	struct kiwi_rdma_dev *rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
+	struct kiwi_rdma_dev *rdev;
 
+	rdev = kiwi_should_fail() ? NULL : kzalloc(sizeof(*rdev), GFP_KERNEL);
 	if (!rdev)
 		return 0;
 	if (!kiwi_device_get_live(dev)) {

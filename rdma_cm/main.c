@@ -7,6 +7,11 @@
 
 #include "rdmacm.h"
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* kiwi_should_fail(): the fault points of a KUnit build */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+#endif
+
 struct workqueue_struct *kiwi_rdma_wq;
 struct workqueue_struct *kiwi_rdma_id_wq;
 

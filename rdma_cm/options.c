@@ -102,7 +102,8 @@ int kiwi_rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 		return ret;
 	/* Allocated on first use: most ids keep the defaults. */
 	if (!READ_ONCE(priv->iwarp)) {
-		opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+		opts = kiwi_should_fail() ? NULL :
+		       kzalloc(sizeof(*opts), GFP_KERNEL);
 		if (!opts)
 			return -ENOMEM;
 	}

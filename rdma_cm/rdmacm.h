@@ -11,6 +11,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include <kiwi/fault.h>
 #include <kiwi/provider.h>
 #include <rdma/rdma_cm.h>
 

@@ -45,11 +45,14 @@ struct softiw_cep *softiw_cep_new(struct softiw_device *sdev,
 				  struct socket *sock,
 				  enum softiw_cep_state state)
 {
-	struct softiw_cep *cep = kmem_cache_zalloc(softiw_cep_cache, GFP_KERNEL);
+	struct softiw_cep *cep;
 
+	cep = kiwi_should_fail() ? NULL :
+	      kmem_cache_zalloc(softiw_cep_cache, GFP_KERNEL);
 	if (!cep)
 		return NULL;
-	cep->setup = kmem_cache_zalloc(softiw_setup_cache, GFP_KERNEL);
+	cep->setup = kiwi_should_fail() ? NULL :
+		     kmem_cache_zalloc(softiw_setup_cache, GFP_KERNEL);
 	if (!cep->setup) {
 		kmem_cache_free(softiw_cep_cache, cep);
 		return NULL;

@@ -392,7 +392,8 @@ int softiw_cep_send_mpa(struct softiw_cep *cep,
 	u8 *frame;
 	int len;
 
-	frame = kmalloc(SOFTIW_MPA_FRAME_MAX, GFP_KERNEL);
+	frame = kiwi_should_fail() ? NULL :
+		kmalloc(SOFTIW_MPA_FRAME_MAX, GFP_KERNEL);
 	if (!frame)
 		return -ENOMEM;
 	len = kiwi_softiw_mpa_build(kind, info, frame, SOFTIW_MPA_FRAME_MAX);

@@ -412,7 +412,8 @@ static int softiw_cep_prepare_connect(struct softiw_cep *cep,
 	int ret;
 
 	if (param->private_data_len) {
-		setup->pdata = kmemdup(param->private_data,
+		setup->pdata = kiwi_should_fail() ? NULL :
+			       kmemdup(param->private_data,
 				       param->private_data_len, GFP_KERNEL);
 		if (!setup->pdata)
 			return -ENOMEM;

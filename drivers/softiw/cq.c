@@ -55,10 +55,11 @@ struct ib_cq *softiw_create_cq(struct ib_device *kdev,
 	struct softiw_cq *scq;
 
 	might_sleep();
-	scq = kzalloc(sizeof(*scq), GFP_KERNEL);
+	scq = kiwi_should_fail() ? NULL : kzalloc(sizeof(*scq), GFP_KERNEL);
 	if (!scq)
 		return ERR_PTR(-ENOMEM);
-	scq->wc = kvcalloc(cqe, sizeof(*scq->wc), GFP_KERNEL);
+	scq->wc = kiwi_should_fail() ? NULL :
+		  kvcalloc(cqe, sizeof(*scq->wc), GFP_KERNEL);
 	if (!scq->wc) {
 		kfree(scq);
 		return ERR_PTR(-ENOMEM);

@@ -65,7 +65,7 @@ static struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 {
 	struct softiw_device *sdev;
 
-	sdev = kzalloc(sizeof(*sdev), GFP_KERNEL);
+	sdev = kiwi_should_fail() ? NULL : kzalloc(sizeof(*sdev), GFP_KERNEL);
 	if (!sdev)
 		return NULL;
 	snprintf(sdev->kdev.name, sizeof(sdev->kdev.name), "softiw_%s",

@@ -32,7 +32,8 @@ struct ib_mr *softiw_alloc_mr(struct ib_pd *pd, u32 max_num_sg)
 	smr = softiw_mr_alloc(pd, max_num_sg, 0, 0, 0);
 	if (!smr)
 		return ERR_PTR(-ENOMEM);
-	smr->pages = kvcalloc(max_num_sg, sizeof(*smr->pages), GFP_KERNEL);
+	smr->pages = kiwi_should_fail() ? NULL :
+		     kvcalloc(max_num_sg, sizeof(*smr->pages), GFP_KERNEL);
 	if (!smr->pages) {
 		if (smr->pieces != &smr->one)
 			kvfree(smr->pieces);

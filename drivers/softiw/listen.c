@@ -186,7 +186,7 @@ int softiw_create_listen(struct kiwi_cm_id *id, int backlog)
 	int ret;
 
 	might_sleep();
-	lst = kzalloc(sizeof(*lst), GFP_KERNEL);
+	lst = kiwi_should_fail() ? NULL : kzalloc(sizeof(*lst), GFP_KERNEL);
 	if (!lst)
 		return -ENOMEM;
 	refcount_set(&lst->ref, 1);

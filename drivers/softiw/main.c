@@ -10,6 +10,11 @@
 #include "cm.h"
 #include "softiw.h"
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* kiwi_should_fail(): the fault points of a KUnit build */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+#endif
+
 static char *softiw_netdevs = "";
 module_param_named(netdevs, softiw_netdevs, charp, 0444);
 MODULE_PARM_DESC(netdevs, "interfaces to attach at load, comma-separated, e.g. lo (default: none)");

@@ -75,12 +75,13 @@ struct softiw_mr *softiw_mr_alloc(struct ib_pd *pd, u32 npieces, u64 iova,
 {
 	struct softiw_mr *smr;
 
-	smr = kzalloc(sizeof(*smr), GFP_KERNEL);
+	smr = kiwi_should_fail() ? NULL : kzalloc(sizeof(*smr), GFP_KERNEL);
 	if (!smr)
 		return NULL;
 	smr->pieces = &smr->one;
 	if (npieces > 1) {
-		smr->pieces = kvcalloc(npieces, sizeof(*smr->pieces),
+		smr->pieces = kiwi_should_fail() ? NULL :
+			      kvcalloc(npieces, sizeof(*smr->pieces),
 				       GFP_KERNEL);
 		if (!smr->pieces) {
 			kfree(smr);
@@ -123,7 +124,8 @@ struct ib_mr *softiw_mr_publish(struct softiw_device *sdev,
 	int ret;
 
 	/* Reserve the index; the MR is published once its STag is set. */
-	ret = xa_alloc(&sdev->mrs, &index, NULL, XA_LIMIT(1, SOFTIW_MAX_MR),
+	ret = kiwi_should_fail() ? -ENOMEM :
+	      xa_alloc(&sdev->mrs, &index, NULL, XA_LIMIT(1, SOFTIW_MAX_MR),
 		       GFP_KERNEL);
 	if (ret)
 		goto err_free_mr;
@@ -137,7 +139,8 @@ struct ib_mr *softiw_mr_publish(struct softiw_device *sdev,
 	smr->stag = index << SOFTIW_STAG_INDEX_SHIFT | key;
 	smr->mr.lkey = smr->stag;
 	smr->mr.rkey = smr->stag;
-	ret = xa_err(xa_store(&sdev->mrs, index, smr, GFP_KERNEL));
+	ret = kiwi_should_fail() ? -ENOMEM :
+	      xa_err(xa_store(&sdev->mrs, index, smr, GFP_KERNEL));
 	if (ret)
 		goto err_erase_index;
 	return &smr->mr;
@@ -217,7 +220,7 @@ struct ib_pd *softiw_alloc_pd(struct ib_device *kdev)
 	struct ib_pd *pd;
 
 	might_sleep();
-	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	pd = kiwi_should_fail() ? NULL : kzalloc(sizeof(*pd), GFP_KERNEL);
 	if (!pd)
 		return ERR_PTR(-ENOMEM);
 	pd->local_dma_lkey = SOFTIW_LOCAL_DMA_LKEY;

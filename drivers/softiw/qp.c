@@ -78,7 +78,8 @@ static int softiw_wq_init(struct softiw_wq *wq, u32 size, u32 max_sge)
 	wq->stride = struct_size(wq->wqe, buf, max_sge);
 	if (!size)
 		return 0;
-	wq->wqe = kvcalloc(size, wq->stride, GFP_KERNEL);
+	wq->wqe = kiwi_should_fail() ? NULL :
+		  kvcalloc(size, wq->stride, GFP_KERNEL);
 	return wq->wqe ? 0 : -ENOMEM;
 }
 
@@ -93,7 +94,8 @@ static int softiw_sq_inline_init(struct softiw_qp *sqp, u32 max_inline)
 	sqp->max_inline = max_inline;
 	if (!max_inline || !sqp->sq.size)
 		return 0;
-	sqp->sq_inline = kvcalloc(sqp->sq.size, max_inline, GFP_KERNEL);
+	sqp->sq_inline = kiwi_should_fail() ? NULL :
+			 kvcalloc(sqp->sq.size, max_inline, GFP_KERNEL);
 	return sqp->sq_inline ? 0 : -ENOMEM;
 }
 
@@ -107,7 +109,7 @@ struct ib_qp *softiw_create_qp(struct ib_pd *pd,
 	int ret;
 
 	might_sleep();
-	sqp = kzalloc(sizeof(*sqp), GFP_KERNEL);
+	sqp = kiwi_should_fail() ? NULL : kzalloc(sizeof(*sqp), GFP_KERNEL);
 	if (!sqp)
 		return ERR_PTR(-ENOMEM);
 	sqp->sdev = sdev;
@@ -132,7 +134,8 @@ struct ib_qp *softiw_create_qp(struct ib_pd *pd,
 	sqp->qp.recv_cq = init->recv_cq;
 	sqp->qp.pd = pd;
 	sqp->qp.sq_sig_type = init->sq_sig_type;
-	ret = xa_alloc(&sdev->qps, &qpn, sqp,
+	ret = kiwi_should_fail() ? -ENOMEM :
+	      xa_alloc(&sdev->qps, &qpn, sqp,
 		       XA_LIMIT(1, SOFTIW_MAX_QP), GFP_KERNEL);
 	if (ret) {
 		ret = ret == -EBUSY ? -ENOSPC : ret;

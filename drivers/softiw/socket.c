@@ -33,8 +33,9 @@ int softiw_sock_create(struct softiw_device *sdev, int family,
 
 	if (family != AF_INET && family != AF_INET6)
 		return -EAFNOSUPPORT;
-	ret = sock_create_kern(dev_net(sdev->kdev.netdev), family, SOCK_STREAM,
-			       IPPROTO_TCP, sockp);
+	ret = kiwi_should_fail() ? -ENOMEM :
+	      sock_create_kern(dev_net(sdev->kdev.netdev), family,
+			       SOCK_STREAM, IPPROTO_TCP, sockp);
 	if (ret)
 		return ret;
 	tcp_sock_set_nodelay((*sockp)->sk);

@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include <kiwi/fault.h>
 #include <kiwi/provider.h>
 #include <rdma/ib_verbs.h>
 

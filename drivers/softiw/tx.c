@@ -67,7 +67,8 @@ int softiw_tx_start(struct softiw_cep *cep,
 	tx->ird = min_t(u16, res->ird, SOFTIW_MAX_IRD_ORD);
 	tx->ord = res->ord;
 	if (tx->ird) {
-		tx->irq = kcalloc(tx->ird, sizeof(*tx->irq), GFP_KERNEL);
+		tx->irq = kiwi_should_fail() ? NULL :
+			  kcalloc(tx->ird, sizeof(*tx->irq), GFP_KERNEL);
 		if (!tx->irq)
 			return -ENOMEM;
 	}

@@ -36,11 +36,13 @@
 int softiw_tx_buf(struct softiw_tx *tx)
 {
 	if (!tx->buf)
-		tx->buf = kvmalloc_array(SOFTIW_TX_BATCH,
+		tx->buf = kiwi_should_fail() ? NULL :
+			  kvmalloc_array(SOFTIW_TX_BATCH,
 					 kiwi_softiw_fpdu_size(tx->mulpdu),
 					 GFP_KERNEL);
 	if (tx->buf && !tx->vec)
-		tx->vec = kmalloc_array(SOFTIW_TX_VECS, sizeof(*tx->vec),
+		tx->vec = kiwi_should_fail() ? NULL :
+			  kmalloc_array(SOFTIW_TX_VECS, sizeof(*tx->vec),
 					GFP_KERNEL);
 	return tx->buf && tx->vec ? 0 : -ENOMEM;
 }

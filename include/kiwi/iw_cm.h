@@ -282,6 +282,7 @@ int kiwi_cm_live_ids(void);
 int kiwi_device_live_ids(struct ib_device *dev);
 void kiwi_fault_fail_nth(int nth);
 int kiwi_fault_remaining(void);
+void *kiwi_fault_site(void);
 void kiwi_fault_hook_nth(int nth, void (*fn)(void *data), void *data);
 /**
  * typedef kiwi_fault_deliver_fn - a test's hook on the delivery of events

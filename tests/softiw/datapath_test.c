@@ -740,8 +740,11 @@ static void dp_reply_dropped(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
 							 dpt_fault_disarm,
 							 GFP_KERNEL, d));
-	/* Accepting allocates nothing; the reply's copy is the next. */
-	kiwi_fault_fail_nth(1);
+	/*
+	 * Fault points before the reply's copy: accept's op, the passive
+	 * end's Read Request queue and Reply, the active end's queue.
+	 */
+	kiwi_fault_fail_nth(5);
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(d->id[1], &p), 0);
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REPLY, d->id[0]);
 	KUNIT_ASSERT_NOT_NULL(test, r);
