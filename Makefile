@@ -5,7 +5,8 @@
 #   make demo       the sample ULPs and NVMe-oF on Debian's stock kernel in a QEMU VM
 #   make            build the modules against KDIR
 #   make check      static checks + KUnit suites in a QEMU test VM
-#   make stress     the fuzz suite at 100,000 mutated frames of each kind
+#   make stress     the fuzz suites at 100,000 frames, the flood at 10,000 peers,
+#                   the SMP stress for 300 s on 4 vCPUs
 #   make bench      connection and data-path benchmarks: kiwi vs. TCP vs.
 #                   Linux's stack, then bench-nvme
 #   make bench-nvme NVMe-oF over kiwi vs. nvme-rdma over siw vs. NVMe/TCP
@@ -65,14 +66,22 @@ bench-profile:
 	@KIWI_BENCH_PROFILE=1 KIWI_BENCH_SCRIPT=$(CURDIR)/bench/profile.sh \
 		bash scripts/bench.sh
 
-# make stress: kiwi_softiw_fuzz at STRESS_ITERS mutated frames of each kind.
+# make stress: kiwi_softiw_fuzz (Requests, FPDUs) and kiwi_softiw_fuzz_reply
+# (Replies) at STRESS_ITERS mutated frames of each kind,
+# kiwi_softiw_flood at STRESS_PEERS half-open peers held at once,
+# kiwi_softiw_stress for STRESS_SECS in a VM of 4 vCPUs.
 STRESS_ITERS ?= 100000
+STRESS_PEERS ?= 10000
+STRESS_SECS ?= 300
+STRESS_ARGS = kiwi_testlib:fuzz_iters=$(STRESS_ITERS) \
+	kiwi_testlib:flood_peers=$(STRESS_PEERS) \
+	kiwi_testlib:stress_secs=$(STRESS_SECS)
 stress:
 	@bash scripts/deps.sh check
 	@KIWI_SKIP_STATIC=1 SUITES=kiwi_softiw_test \
-		KIWI_TEST_ARGS="kiwi_testlib:fuzz_iters=$(STRESS_ITERS)" \
+		KIWI_TEST_ARGS="$(STRESS_ARGS)" \
 		KIWI_VM_APPEND="sysctl.kernel.hung_task_timeout_secs=600" \
-		KIWI_SUITE_TIMEOUT=$${KIWI_SUITE_TIMEOUT:-7200} \
+		KIWI_VM_CPUS=4 KIWI_SUITE_TIMEOUT=$${KIWI_SUITE_TIMEOUT:-7200} \
 		bash scripts/check.sh
 
 harness-selftest:
@@ -84,4 +93,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,15p' Makefile
+	@sed -n '3,16p' Makefile

@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 
 struct net;
+struct sockaddr_storage;
 
 /**
  * struct kiwi_test_module - what a loaded kiwi module must look like
@@ -24,6 +25,31 @@ bool kiwi_test_path_exists(const char *path);
 void kiwi_test_check_module(struct kunit *test,
 			    const struct kiwi_test_module *want);
 struct net *kiwi_test_peer_net(struct kunit *test);
+
+/**
+ * enum kiwi_test_host - an address of the test network, in either family
+ * @KIWI_TEST_ANY: the wildcard address (0.0.0.0, ::)
+ * @KIWI_TEST_LO: loopback (127.0.0.1, ::1)
+ * @KIWI_TEST_KV0: kv0, in the initial namespace
+ * @KIWI_TEST_KV1: kv1, in the peer namespace
+ */
+enum kiwi_test_host {
+	KIWI_TEST_ANY,
+	KIWI_TEST_LO,
+	KIWI_TEST_KV0,
+	KIWI_TEST_KV1,
+};
+
+const char *kiwi_test_host_text(int family, enum kiwi_test_host host);
+void kiwi_test_addr(struct kunit *test, struct sockaddr_storage *ss,
+		    int family, enum kiwi_test_host host, u16 port);
+u16 kiwi_test_expect_addr(struct kunit *test,
+			  const struct sockaddr_storage *got, int family,
+			  enum kiwi_test_host host, u16 port);
+const void *kiwi_test_family_params(const void *prev, char *desc);
+int kiwi_test_family(struct kunit *test);
 unsigned int kiwi_test_fuzz_iters(void);
+unsigned int kiwi_test_flood_peers(void);
+unsigned int kiwi_test_stress_secs(void);
 
 #endif /* _KIWI_TEST_H */

@@ -31,6 +31,41 @@ unsigned int kiwi_test_fuzz_iters(void)
 }
 EXPORT_SYMBOL_GPL(kiwi_test_fuzz_iters);
 
+static unsigned int flood_peers = 1000;
+module_param(flood_peers, uint, 0444);
+MODULE_PARM_DESC(flood_peers,
+		 "half-open peers kiwi_softiw_flood holds at once (1000)");
+
+/**
+ * kiwi_test_flood_peers() - how many half-open peers to hold at once
+ *
+ * Context: any context.
+ * Return: kiwi_testlib's flood_peers parameter, 1000 unless set (make
+ * stress sets 10,000).
+ */
+unsigned int kiwi_test_flood_peers(void)
+{
+	return flood_peers;
+}
+EXPORT_SYMBOL_GPL(kiwi_test_flood_peers);
+
+static unsigned int stress_secs = 20;
+module_param(stress_secs, uint, 0444);
+MODULE_PARM_DESC(stress_secs, "seconds kiwi_softiw_stress runs (20)");
+
+/**
+ * kiwi_test_stress_secs() - how long the SMP stress runs
+ *
+ * Context: any context.
+ * Return: kiwi_testlib's stress_secs parameter, 20 unless set (make
+ * stress sets 300).
+ */
+unsigned int kiwi_test_stress_secs(void)
+{
+	return stress_secs;
+}
+EXPORT_SYMBOL_GPL(kiwi_test_stress_secs);
+
 static int __init kiwi_testlib_init(void)
 {
 	return kiwi_iwcm_require();

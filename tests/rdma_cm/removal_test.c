@@ -104,6 +104,22 @@ static struct rdma_cm_id *rm_bound(struct kiwi_rt *rt, const char *ip,
 }
 
 /*
+ * Wait up to 2 s until the resolution's worker started resolving the
+ * neighbour (it looks again until the neighbour is known). Return: it did.
+ */
+static bool rm_neigh_kicked(struct rdma_cm_id *id)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (READ_ONCE(kiwi_rdma_priv(id)->neigh_kicked))
+			return true;
+		msleep(20);
+	}
+	return false;
+}
+
+/*
  * Address resolution waiting for ARP on kv0. The id takes kv0's device only
  * once the neighbour is known: until then it has none and is not told;
  * its resolution fails with -ENODEV when it finds kv0 without a device.
@@ -123,7 +139,8 @@ static struct rdma_cm_id *rm_query(struct kiwi_rt *rt,
 	KUNIT_ASSERT_EQ(rt->test, rdma_resolve_addr(id, NULL,
 						    (struct sockaddr *)&dst,
 						    10000), 0);
-	msleep(50);	/* the worker waits for the neighbour */
+	/* the worker waits for the neighbour */
+	KUNIT_ASSERT_TRUE(rt->test, rm_neigh_kicked(id));
 	KUNIT_ASSERT_NULL(rt->test, READ_ONCE(id->device));
 	return id;
 }

@@ -175,6 +175,7 @@ struct cmt *cmt_setup(struct kunit *test, u16 port)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->test = test;
 	t->port = port;
+	t->family = AF_INET;
 	t->qp_access = KIWI_QP_ACCESS_IWARP;
 	t->close_nwc = -1;
 	spin_lock_init(&t->lock);
@@ -281,7 +282,8 @@ void cmt_destroy(struct cmt *t, struct kiwi_cm_id *id)
 }
 
 /**
- * cmt_listen() - a listening id on 127.0.0.1 and the fixture's port
+ * cmt_listen() - a listening id on the loopback address of the fixture's
+ *	family (127.0.0.1 or ::1) and the fixture's port
  * @t: the fixture
  *
  * Return: the id.
@@ -290,7 +292,8 @@ struct kiwi_cm_id *cmt_listen(struct cmt *t)
 {
 	struct kiwi_cm_id *id = cmt_id(t);
 
-	cmt_addr(&id->local_addr, t->port);
+	kiwi_test_addr(t->test, &id->local_addr, t->family, KIWI_TEST_LO,
+		       t->port);
 	KUNIT_ASSERT_EQ(t->test, kiwi_cm_listen(id, 8), 0);
 	return id;
 }
@@ -438,7 +441,7 @@ u32 cmt_qp(struct cmt *t)
  * cmt_connect_qp() - connect a new id over the given QP
  * @t: the fixture
  * @pd: private data (a string) or NULL
- * @port: the port on 127.0.0.1
+ * @port: the port on the fixture's loopback address
  * @qpn: the QP's number
  *
  * Return: the id; kiwi_cm_connect() returned 0.
@@ -457,7 +460,7 @@ struct kiwi_cm_id *cmt_connect_qp(struct cmt *t, const char *pd, u16 port,
 /**
  * cmt_connect_param() - connect a new id with the given parameters
  * @t: the fixture
- * @port: the port on 127.0.0.1
+ * @port: the port on the fixture's loopback address (see cmt_listen())
  * @p: QP, IRD/ORD and private data
  *
  * Return: the id; kiwi_cm_connect() returned 0.
@@ -467,13 +470,15 @@ struct kiwi_cm_id *cmt_connect_param(struct cmt *t, u16 port,
 {
 	struct kiwi_cm_id *id = cmt_id(t);
 
-	cmt_addr(&id->remote_addr, port);
+	kiwi_test_addr(t->test, &id->remote_addr, t->family, KIWI_TEST_LO,
+		       port);
 	KUNIT_ASSERT_EQ(t->test, kiwi_cm_connect(id, p), 0);
 	return id;
 }
 
 /**
- * cmt_connect() - connect a new id to 127.0.0.1:@port
+ * cmt_connect() - connect a new id to @port on the fixture's loopback
+ *	address
  * @t: the fixture
  * @pd: private data (a string) or NULL
  * @port: the port
@@ -558,8 +563,12 @@ struct cmt *cmt_setup_in(struct kunit *test, struct net *net,
  * cmt_connect_veth() - connect across the veth pair
  * @ta: the fixture on kv0, the active side
  * @qa: its QP
- * @tb: the fixture on kv1, which listens on its port
+ * @tb: the fixture on kv1, which listens on its port, on the wildcard
+ *	address of its family
  * @qb: the QP its side accepts with
+ *
+ * @ta connects to kv1's address of @tb's family (198.18.0.2 or
+ * fd00:198:18::2).
  *
  * Return: the active id; the passive one is @tb's CONNECT_REQUEST.
  */
@@ -569,19 +578,43 @@ struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct ib_qp *qa,
 	struct kiwi_conn_param cp = { .ird = 4, .ord = 4, .qpn = qa->qp_num };
 	struct kunit *test = ta->test;
 	struct kiwi_cm_id *l, *a;
-	struct sockaddr_in *sin;
 
 	l = cmt_id_on(tb, tb->dev);
-	cmt_any_addr(&l->local_addr, tb->port);
+	kiwi_test_addr(test, &l->local_addr, tb->family, KIWI_TEST_ANY,
+		       tb->port);
 	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(l, 8), 0);
 	a = cmt_id_on(ta, ta->dev);
-	sin = (struct sockaddr_in *)&a->remote_addr;
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(tb->port);
-	sin->sin_addr.s_addr = htonl(0xc6120002);	/* 198.18.0.2 */
+	kiwi_test_addr(test, &a->remote_addr, tb->family, KIWI_TEST_KV1,
+		       tb->port);
 	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(a, &cp), 0);
 	cmt_accept(ta, a, tb, qb);
 	return a;
+}
+
+/**
+ * cmt_expect_ends() - expect the addresses the CM reports for both ends
+ *	of a connection that is up
+ * @t: the passive side's fixture: its family and its listener's port
+ * @a: the active id, after its CONNECT_REPLY(0)
+ * @ha: where @a is (KIWI_TEST_LO, or KIWI_TEST_KV0 across the veth pair)
+ * @b: the passive id, the request's child
+ * @hb: where @b is
+ *
+ * In @t's family, the active id is at @ha on the port TCP chose and
+ * reaches @hb on @t's port; the passive id is at @hb on @t's port and
+ * reaches @ha on the active id's port.
+ */
+void cmt_expect_ends(struct cmt *t, struct kiwi_cm_id *a,
+		     enum kiwi_test_host ha, struct kiwi_cm_id *b,
+		     enum kiwi_test_host hb)
+{
+	struct kunit *test = t->test;
+	u16 port;
+
+	port = kiwi_test_expect_addr(test, &a->local_addr, t->family, ha, 0);
+	kiwi_test_expect_addr(test, &a->remote_addr, t->family, hb, t->port);
+	kiwi_test_expect_addr(test, &b->local_addr, t->family, hb, t->port);
+	kiwi_test_expect_addr(test, &b->remote_addr, t->family, ha, port);
 }
 
 /**

@@ -19,6 +19,8 @@
 #include <kiwi/provider.h>
 #include <rdma/ib_verbs.h>
 
+#include "kiwi_test.h"
+
 #define CMT_MAX_RECS 32
 #define CMT_MAX_IDS 8
 
@@ -65,6 +67,9 @@ struct cmt_rec {
  * @nbufs: their number
  * @live_ids: kiwi_cm_live_ids() at setup
  * @port: TCP port of this test's listener
+ * @family: AF_INET (what cmt_setup() sets) or AF_INET6: the family of the
+ *	addresses cmt_listen(), cmt_connect_param() and cmt_connect_veth()
+ *	use; a case may change it before it listens or connects
  * @qp_access: rights cmt_qp_init() gives each new QP (KIWI_QP_ACCESS_IWARP
  *	unless the test changes it), or CMT_QP_AS_CREATED to keep what
  *	kiwi_create_qp() gives
@@ -98,6 +103,7 @@ struct cmt {
 	int nbufs;
 	int live_ids;
 	u16 port;
+	int family;
 	u32 qp_access;
 	bool sig_all;
 	unsigned long qp_events;
@@ -117,6 +123,9 @@ struct cmt *cmt_setup_in(struct kunit *test, struct net *net,
 			 const char *ifname, const char *devname, u16 port);
 struct kiwi_cm_id *cmt_connect_veth(struct cmt *ta, struct ib_qp *qa,
 				    struct cmt *tb, struct ib_qp *qb);
+void cmt_expect_ends(struct cmt *t, struct kiwi_cm_id *a,
+		     enum kiwi_test_host ha, struct kiwi_cm_id *b,
+		     enum kiwi_test_host hb);
 const struct cmt_rec *cmt_accept(struct cmt *ta, struct kiwi_cm_id *a,
 				 struct cmt *tb, struct ib_qp *qb);
 void cmt_teardown(struct cmt *t);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_softiw_cm: connections between two softiw endpoints over loopback
- * through the iw_cm API: connect, accept, reject, graceful and abortive
- * teardown, MPA revisions 1 and 2 with and without CRC, a refused TCP
- * connect and the MPA reply timeout; a Request already there when the
- * listener accepts is read by the listener's work, one arriving later by
- * the endpoint's, and one arriving on another CPU than the listener's
- * work by the endpoint's work on that CPU.
+ * through the iw_cm API, and across the veth pair: connect, accept (over
+ * IPv4 and IPv6, with the addresses both ends report), reject, graceful
+ * and abortive teardown, MPA revisions 1 and 2 with and without CRC, a
+ * refused TCP connect and the MPA reply timeout; a Request already there
+ * when the listener accepts is read by the listener's work, one arriving
+ * later by the endpoint's, and one arriving on another CPU than the
+ * listener's work by the endpoint's work on that CPU.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -71,6 +72,7 @@ static struct kiwi_cm_id *cm_establish(struct cmt *t, struct kiwi_cm_id **child)
 	KUNIT_EXPECT_EQ(test, r->len, 2);
 	CMT_EXPECT_MEM(test, r->pd, "ok", 2);
 	KUNIT_EXPECT_EQ(test, kiwi_cm_id_state(a), KIWI_CM_STATE_ESTABLISHED);
+	cmt_expect_ends(t, a, KIWI_TEST_LO, *child, KIWI_TEST_LO);
 	/* Both are up: what only setup needed is freed. */
 	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_in_setup(qa));
 	KUNIT_EXPECT_FALSE(test, kiwi_softiw_qp_in_setup(qb));
@@ -99,7 +101,7 @@ static void cm_graceful(struct cmt *t, struct kiwi_cm_id *a,
 }
 
 static void cm_roundtrip(struct kunit *test, const char *rev, const char *crc,
-			 u16 port)
+			 u16 port, int family)
 {
 	struct kiwi_cm_id *a, *b;
 	struct cmt *t;
@@ -107,29 +109,31 @@ static void cm_roundtrip(struct kunit *test, const char *rev, const char *crc,
 	cmt_param(test, "mpa_rev", rev);
 	cmt_param(test, "mpa_crc", crc);
 	t = cmt_setup(test, port);
+	t->family = family;
 	a = cm_establish(t, &b);
 	cm_graceful(t, a, b);
 	cmt_teardown(t);
 }
 
+/* Over 127.0.0.1, then over ::1. */
 static void cm_v2_nocrc(struct kunit *test)
 {
-	cm_roundtrip(test, "2", "N", 21001);
+	cm_roundtrip(test, "2", "N", 21001, kiwi_test_family(test));
 }
 
 static void cm_v2_crc(struct kunit *test)
 {
-	cm_roundtrip(test, "2", "Y", 21002);
+	cm_roundtrip(test, "2", "Y", 21002, AF_INET);
 }
 
 static void cm_v1_nocrc(struct kunit *test)
 {
-	cm_roundtrip(test, "1", "N", 21003);
+	cm_roundtrip(test, "1", "N", 21003, AF_INET);
 }
 
 static void cm_v1_crc(struct kunit *test)
 {
-	cm_roundtrip(test, "1", "Y", 21004);
+	cm_roundtrip(test, "1", "Y", 21004, AF_INET);
 }
 
 static void cm_abortive(struct kunit *test)
@@ -151,16 +155,28 @@ static void cm_abortive(struct kunit *test)
 	cmt_teardown(t);
 }
 
+/*
+ * Over 127.0.0.1, then over ::1: the request's id has the listener's
+ * address and the initiator's, its private data goes back to the
+ * initiator with the refusal.
+ */
 static void cm_reject(struct kunit *test)
 {
 	struct cmt *t = cmt_setup(test, 21006);
 	const struct cmt_rec *r;
 	struct kiwi_cm_id *a;
 
+	t->family = kiwi_test_family(test);
 	cmt_listen(t);
 	a = cmt_connect(t, "hi", t->port);
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->len, 2);
+	CMT_EXPECT_MEM(test, r->pd, "hi", 2);
+	kiwi_test_expect_addr(test, &r->id->local_addr, t->family,
+			      KIWI_TEST_LO, t->port);
+	kiwi_test_expect_addr(test, &r->id->remote_addr, t->family,
+			      KIWI_TEST_LO, 0);
 	KUNIT_ASSERT_EQ(test, kiwi_cm_reject(r->id, "no", 2), 0);
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a);
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -314,6 +330,48 @@ static void cm_wildcard_two_devices(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, -ECONNREFUSED);
 	cmt_teardown(t);
+}
+
+/*
+ * softiw on kv0 connects to softiw on kv1 in the peer namespace, which
+ * listens on the wildcard address: over 198.18.0.x, then over
+ * fd00:198:18::x. Both ends report the veth addresses of the family, and
+ * a graceful close ends both.
+ */
+static void cm_veth(struct kunit *test)
+{
+	const enum kiwi_cm_disconnect_mode how = KIWI_CM_DISCONNECT_GRACEFUL;
+	struct net *peer = kiwi_test_peer_net(test);
+	const struct cmt_rec *r;
+	struct kiwi_cm_id *a, *b;
+	struct ib_qp *qa, *qb;
+	struct cmt *ta, *tb;
+
+	ta = cmt_setup_in(test, &init_net, "kv0", "softiw_kv0", 21096);
+	tb = cmt_setup_in(test, peer, "kv1", "softiw_kv1", 21096);
+	ta->family = kiwi_test_family(test);
+	tb->family = ta->family;
+	cmt_qp(ta);
+	qa = ta->qps[ta->nqps - 1];
+	cmt_qp(tb);
+	qb = tb->qps[tb->nqps - 1];
+	a = cmt_connect_veth(ta, qa, tb, qb);
+	r = cmt_wait(tb, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	b = r->id;
+	cmt_expect_ends(tb, a, KIWI_TEST_KV0, b, KIWI_TEST_KV1);
+
+	KUNIT_ASSERT_EQ(test, kiwi_cm_disconnect(a, how), 0);
+	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(tb, KIWI_CM_EVENT_DISCONNECT, b));
+	KUNIT_ASSERT_EQ(test, kiwi_cm_disconnect(b, how), 0);
+	r = cmt_wait(ta, KIWI_CM_EVENT_CLOSE, a);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, 0);
+	r = cmt_wait(tb, KIWI_CM_EVENT_CLOSE, b);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, 0);
+	cmt_release(ta);
+	cmt_teardown(tb);
 }
 
 /* A raw client's Request became a CONNECT_REQUEST with its data. */
@@ -562,12 +620,12 @@ static void cm_pdata_v1_peer_512(struct kunit *test)
 }
 
 static struct kunit_case cm_cases[] = {
-	KUNIT_CASE(cm_v2_nocrc),
+	KUNIT_CASE_PARAM(cm_v2_nocrc, kiwi_test_family_params),
 	KUNIT_CASE(cm_v2_crc),
 	KUNIT_CASE(cm_v1_nocrc),
 	KUNIT_CASE(cm_v1_crc),
 	KUNIT_CASE(cm_abortive),
-	KUNIT_CASE(cm_reject),
+	KUNIT_CASE_PARAM(cm_reject, kiwi_test_family_params),
 	KUNIT_CASE(cm_unanswered_request),
 	KUNIT_CASE(cm_no_listener),
 	KUNIT_CASE(cm_pdata_limit),
@@ -575,6 +633,7 @@ static struct kunit_case cm_cases[] = {
 	KUNIT_CASE(cm_reply_timeout),
 	KUNIT_CASE(cm_error_while_connecting),
 	KUNIT_CASE(cm_wildcard_two_devices),
+	KUNIT_CASE_PARAM(cm_veth, kiwi_test_family_params),
 	KUNIT_CASE(cm_request_with_accept),
 	KUNIT_CASE(cm_request_after_accept),
 	KUNIT_CASE(cm_request_handoff),

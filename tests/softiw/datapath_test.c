@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_softiw_datapath: SEND/RECV between two softiw QPs connected over
- * loopback: message sizes around the MULPDU with CRC on and off, order,
+ * loopback (127.0.0.1; order, graceful close and the mixed RDMA case over
+ * ::1 too): message sizes around the MULPDU with CRC on and off, order,
  * unsignaled sends, CQ notification and overflow, protocol errors that
  * end in a TERMINATE, and the flush rules (post in ERROR, modify to
  * ERROR, graceful close, destroy with traffic in flight).
  */
+#include <asm/unaligned.h>
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -21,6 +23,7 @@
 
 #include "verbs_util.h"
 #include "cm_fixture.h"
+#include "hostile_peer.h"
 #include "kiwi_test.h"
 #include "softiw.h"
 
@@ -117,7 +120,10 @@ static struct dpt *dpt_setup(struct kunit *test, u16 port, u32 cqe, u32 sq,
 	return d;
 }
 
-/* Connect s[0] (IRD 4, ORD @ord) to s[1] (accepting with @ird and @ord). */
+/*
+ * Connect s[0] (IRD 4, ORD @ord) to s[1] (accepting with @ird and @ord),
+ * over the loopback address of the fixture's family.
+ */
 static void dpt_connect_depth(struct dpt *d, u32 ird, u32 ord)
 {
 	struct kunit *test = d->t->test;
@@ -141,6 +147,7 @@ static void dpt_connect_depth(struct dpt *d, u32 ird, u32 ord)
 	r = cmt_wait(d->t, KIWI_CM_EVENT_CONNECT_REPLY, d->id[0]);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_EQ(test, r->status, 0);
+	cmt_expect_ends(d->t, d->id[0], KIWI_TEST_LO, d->id[1], KIWI_TEST_LO);
 }
 
 static void dpt_connect(struct dpt *d)
@@ -329,7 +336,10 @@ static void dp_tx_buffer_on_first_send(struct kunit *test)
 	cmt_teardown(d->t);
 }
 
-/* 64 messages of different lengths arrive in order, each in its RECV. */
+/*
+ * 64 messages of different lengths arrive in order, each in its RECV:
+ * over 127.0.0.1, then over ::1.
+ */
 static void dp_many_in_order(struct kunit *test)
 {
 	struct dpt *d = dpt_setup(test, 23201, 256, 64, 64);
@@ -338,6 +348,7 @@ static void dp_many_in_order(struct kunit *test)
 	struct ib_wc wc;
 	u32 len;
 
+	d->t->family = kiwi_test_family(test);
 	dpt_connect(d);
 	for (i = 0; i < 64; i++)
 		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * 8192, 8192), 0);
@@ -424,34 +435,83 @@ static int dpt_move(struct ib_qp *qp, enum ib_qp_state state)
 	return kiwi_modify_qp(qp, &attr, IB_QP_STATE);
 }
 
-/* modify_qp(ERROR) completes every outstanding WR once, before it returns. */
+#define DPT_FENCE_AT	5	/* the first fenced SEND's wr_id */
+#define DPT_FLUSH_SQ	9	/* a READ, then SENDs 1 to 8 */
+#define DPT_FLUSH_RECVS	3
+
+/* A signaled SEND of 16 bytes of @p's buffer, @flags added. */
+static int dpt_peer_send(struct hostile_peer *p, u64 wr_id, u32 flags)
+{
+	struct ib_sge sge = {
+		.addr = p->mr->iova, .length = 16, .lkey = p->mr->lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED | flags,
+	};
+	const struct ib_send_wr *bad = NULL;
+
+	return kiwi_post_send(p->qp, &wr, &bad);
+}
+
+/*
+ * modify_qp(ERROR) completes every outstanding WR once, before it
+ * returns. A raw peer never answers the READ: SENDs 1 to 4 go out
+ * behind it but complete only after it, SEND 5 is fenced and waits for
+ * it, with 6 to 8 behind. All nine complete flushed, once each, in
+ * posting order, then the RECVs; the stream is reset, CLOSE(-ECONNABORTED).
+ */
 static void dp_flush_on_error(struct kunit *test)
 {
-	struct dpt *d = dpt_setup(test, 23203, 64, 16, 16);
-	struct dpt_side *a = &d->s[0], *b = &d->s[1];
+	static const struct hostile_opts o = {
+		.nrecv = 1 + DPT_FLUSH_RECVS, .ird = 1, .ord = 1, .sq = 16,
+	};
+	struct cmt *t = cmt_setup(test, 23203);
+	struct hostile_peer p = {};
 	const struct cmt_rec *r;
-	int i;
+	struct ib_wc wc[16];
+	int i, n;
+	u8 f[64];
 
-	dpt_connect(d);
-	for (i = 0; i < 16; i++)
-		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * DPT_CHUNK, DPT_CHUNK),
-				0);
-	for (i = 0; i < 8; i++)
-		KUNIT_ASSERT_EQ(test, dpt_recv(a, 100 + i, 0, 64), 0);
-	for (i = 0; i < 16; i++)
-		KUNIT_ASSERT_EQ(test, dpt_send(a, i, i * DPT_CHUNK, DPT_CHUNK,
-					       IB_SEND_SIGNALED), 0);
-	KUNIT_ASSERT_EQ(test, dpt_move(a->qp, IB_QPS_ERR), 0);
-	dpt_check_flushed(test, a, 0, 16, 100, 8);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(a->qp), IB_QPS_ERR);
-	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[0]);
+	hostile_peer_open(t, &p, &o);
+	hostile_prime(t, &p);	/* RECV 0 */
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 0, IB_WR_RDMA_READ, p.mr,
+					   2048, 64, 0x7000, 0x11223344), 0);
+	for (i = 1; i < DPT_FLUSH_SQ; i++)
+		KUNIT_ASSERT_EQ(test, dpt_peer_send(&p, i, i == DPT_FENCE_AT ?
+						    IB_SEND_FENCE : 0), 0);
+	KUNIT_ASSERT_EQ(test, hostile_recv_fpdu(p.s, f, sizeof(f)),
+			2 + 18 + 28 + 4);
+	KUNIT_EXPECT_EQ(test, f[3], 0x41);			/* Read Request */
+	for (i = 1; i < DPT_FENCE_AT; i++) {
+		KUNIT_ASSERT_EQ(test, hostile_recv_fpdu(p.s, f, sizeof(f)),
+				2 + 18 + 16 + 4);
+		KUNIT_EXPECT_EQ(test, f[3], 0x43);		/* SEND */
+		KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 12), (u32)i);
+	}
+	/* Sent or not, none completes ahead of the READ. */
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t->cq, 1, wc), 0);
+	KUNIT_ASSERT_EQ(test, dpt_move(p.qp, IB_QPS_ERR), 0);
+	n = kiwi_poll_cq(t->cq, ARRAY_SIZE(wc), wc);
+	KUNIT_ASSERT_EQ(test, n, DPT_FLUSH_SQ + DPT_FLUSH_RECVS);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, i < DPT_FLUSH_SQ ? (u64)i :
+				(u64)(i - DPT_FLUSH_SQ + 1));
+		KUNIT_EXPECT_EQ(test, wc[i].opcode,
+				!i ? IB_WC_RDMA_READ :
+				i < DPT_FLUSH_SQ ? IB_WC_SEND : IB_WC_RECV);
+	}
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t->cq, 1, wc), 0);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p.qp), IB_QPS_ERR);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, r->status, -ECONNABORTED);
-	r = cmt_wait(d->t, KIWI_CM_EVENT_CLOSE, d->id[1]);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_EXPECT_EQ(test, r->status, -ECONNRESET);
-	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(b->qp), IB_QPS_ERR);
-	cmt_teardown(d->t);
+	/* Nothing more went out: the reset is all the peer reads. */
+	KUNIT_EXPECT_EQ(test, cmt_raw_recv(p.s, f, sizeof(f), 3000),
+			-ECONNRESET);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
 }
 
 /* Posts to a QP in ERROR complete at once; outside RTS a send is refused. */
@@ -785,7 +845,8 @@ static void dp_destroy_in_flight(struct kunit *test)
 /*
  * A graceful close lets posted sends finish; the RECVs left over are
  * flushed before CLOSE reaches the ULP: the handler, when CLOSE reaches
- * it, finds both flushed RECVs on the CQ already.
+ * it, finds both flushed RECVs on the CQ already. Over 127.0.0.1, then
+ * over ::1.
  */
 static void dp_graceful_drains(struct kunit *test)
 {
@@ -795,6 +856,7 @@ static void dp_graceful_drains(struct kunit *test)
 	struct ib_wc wc;
 	int i, bad = 0;
 
+	d->t->family = kiwi_test_family(test);
 	dpt_connect(d);
 	spin_lock_irq(&d->t->lock);
 	d->t->close_cq = b->cq;
@@ -1133,16 +1195,23 @@ static u64 dpt_fpdus_since(struct dpt_side *s, u64 base, u32 len, u32 room)
 	return kiwi_softiw_qp_tx_fpdus(s->qp) - base;
 }
 
-static void dpt_rdma_setup(struct kunit *test, struct dpt **dp, int port,
-			   bool crc, u32 *room)
+static void dpt_rdma_setup_family(struct kunit *test, struct dpt **dp,
+				  int port, int family, bool crc, u32 *room)
 {
 	struct dpt *d;
 
 	cmt_param(test, "mpa_crc", crc ? "Y" : "N");
 	d = dpt_setup(test, port, 16, 8, 8);
+	d->t->family = family;
 	dpt_connect(d);
 	*room = kiwi_softiw_qp_mulpdu(d->s[0].qp) - DPT_TAGGED_HDR;
 	*dp = d;
+}
+
+static void dpt_rdma_setup(struct kunit *test, struct dpt **dp, int port,
+			   bool crc, u32 *room)
+{
+	dpt_rdma_setup_family(test, dp, port, AF_INET, crc, room);
 }
 
 /*
@@ -1212,7 +1281,7 @@ static void rdma_read_size(struct kunit *test)
 /*
  * READs, SENDs and WRITEs mixed, in both directions at once, more READs
  * than ORD (4): every one completes once, in posting order per QP, with
- * the right data.
+ * the right data. Over 127.0.0.1, then over ::1.
  */
 static void rdma_mixed_order(struct kunit *test)
 {
@@ -1232,7 +1301,8 @@ static void rdma_mixed_order(struct kunit *test)
 	u32 room, src, dst;
 	int i, k;
 
-	dpt_rdma_setup(test, &d, 23360, false, &room);
+	dpt_rdma_setup_family(test, &d, 23360, kiwi_test_family(test), false,
+			      &room);
 	for (k = 0; k < 2; k++) {
 		dpt_fill(d->s[k].buf, SZ_64K, 16 * k + 1);
 		memset(d->s[k].buf + SZ_64K, 0xa5, SZ_64K);
@@ -1302,45 +1372,59 @@ static void rdma_mixed_order(struct kunit *test)
 }
 
 /*
- * READs in flight when the requester's QP is destroyed: every one, and
- * the SEND behind them, completes once, flushed, and the peer's
- * connection ends.
+ * READs in flight when the requester's QP is destroyed: a raw peer takes
+ * all six Read Requests (ORD 8) and the SEND behind them, and answers
+ * none. destroy_qp completes every one once, flushed, in posting order,
+ * before it returns; the stream is reset, CLOSE(-ECONNABORTED).
  */
 static void rdma_destroy_reads_in_flight(struct kunit *test)
 {
-	struct dpt_side *a, *b;
-	struct ib_wc wc[16];
-	struct dpt *d;
-	u32 room;
-	int i, n = 0, got;
+	static const struct hostile_opts o = {
+		.nrecv = 1, .ird = 1, .ord = 8, .sq = 8,
+	};
+	struct cmt *t = cmt_setup(test, 23361);
+	struct hostile_peer p = {};
+	const struct cmt_rec *r;
+	struct ib_wc wc[8];
+	int i, n;
+	u8 f[64];
 
-	dpt_rdma_setup(test, &d, 23361, false, &room);
-	a = &d->s[0];
-	b = &d->s[1];
+	hostile_peer_open(t, &p, &o);
+	hostile_prime(t, &p);
 	for (i = 0; i < 6; i++)
-		KUNIT_ASSERT_EQ(test, dpt_rdma(a, i, IB_WR_RDMA_READ,
-					       i * SZ_64K, SZ_64K, b, 0), 0);
-	KUNIT_ASSERT_EQ(test, dpt_send(a, 6, 0, 8, IB_SEND_SIGNALED), 0);
-	cmt_destroy_qp(d->t, a->qp);
-	do {
-		got = kiwi_poll_cq(a->cq, ARRAY_SIZE(wc) - n, wc + n);
-		KUNIT_ASSERT_GE(test, got, 0);
-		n += got;
-	} while (got);
+		KUNIT_ASSERT_EQ(test, hostile_post(p.qp, i, IB_WR_RDMA_READ,
+						   p.mr, 512 + i * 256, 256,
+						   0x7000 + i * SZ_4K,
+						   0x11223344), 0);
+	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 6, IB_WR_SEND, p.mr, 0, 8,
+					   0, 0), 0);
+	for (i = 0; i < 6; i++) {
+		KUNIT_ASSERT_EQ(test, hostile_recv_fpdu(p.s, f, sizeof(f)),
+				2 + 18 + 28 + 4);
+		KUNIT_EXPECT_EQ(test, f[3], 0x41);		/* Read Request */
+		KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 12), i + 1U);
+	}
+	KUNIT_ASSERT_EQ(test, hostile_recv_fpdu(p.s, f, sizeof(f)),
+			2 + 18 + 8 + 4);
+	KUNIT_EXPECT_EQ(test, f[3], 0x43);			/* SEND */
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t->cq, 1, wc), 0);
+	cmt_destroy_qp(t, p.qp);
+	n = kiwi_poll_cq(t->cq, ARRAY_SIZE(wc), wc);
 	KUNIT_ASSERT_EQ(test, n, 7);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, wc[i].wr_id, (u64)i);
 		KUNIT_EXPECT_EQ(test, wc[i].opcode,
 				i < 6 ? IB_WC_RDMA_READ : IB_WC_SEND);
-		/* Done before the destroy, or flushed. */
-		KUNIT_EXPECT_TRUE(test, !wc[i].status ||
-				  wc[i].status == IB_WC_WR_FLUSH_ERR);
-		if (i && !wc[i].status)
-			KUNIT_EXPECT_EQ(test, wc[i - 1].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
 	}
-	KUNIT_EXPECT_NOT_NULL(test, cmt_wait(d->t, KIWI_CM_EVENT_CLOSE,
-					     d->id[1]));
-	cmt_teardown(d->t);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t->cq, 1, wc), 0);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p.child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -ECONNABORTED);
+	KUNIT_EXPECT_EQ(test, cmt_raw_recv(p.s, f, sizeof(f), 3000),
+			-ECONNRESET);
+	cmt_raw_close(p.s, false);
+	cmt_teardown(t);
 }
 
 /*
@@ -2011,7 +2095,7 @@ static void mr_reg_checks(struct kunit *test)
 static struct kunit_case rdma_cases[] = {
 	KUNIT_CASE_PARAM(rdma_write_size, dpt_size_gen_params),
 	KUNIT_CASE_PARAM(rdma_read_size, dpt_size_gen_params),
-	KUNIT_CASE(rdma_mixed_order),
+	KUNIT_CASE_PARAM(rdma_mixed_order, kiwi_test_family_params),
 	KUNIT_CASE(rdma_destroy_reads_in_flight),
 	KUNIT_CASE(rdma_read_ord_zero),
 	KUNIT_CASE(rdma_send_with_inv),
@@ -2030,7 +2114,7 @@ static struct kunit_suite rdma_suite = {
 static struct kunit_case dp_cases[] = {
 	KUNIT_CASE_PARAM(dp_message_size, dpt_size_gen_params),
 	KUNIT_CASE(dp_tx_buffer_on_first_send),
-	KUNIT_CASE(dp_many_in_order),
+	KUNIT_CASE_PARAM(dp_many_in_order, kiwi_test_family_params),
 	KUNIT_CASE(dp_unsignaled),
 	KUNIT_CASE(dp_flush_on_error),
 	KUNIT_CASE(dp_post_in_error),
@@ -2043,7 +2127,7 @@ static struct kunit_case dp_cases[] = {
 	KUNIT_CASE(dp_cq_overflow_too_long),
 	KUNIT_CASE(dp_reply_dropped),
 	KUNIT_CASE(dp_destroy_in_flight),
-	KUNIT_CASE(dp_graceful_drains),
+	KUNIT_CASE_PARAM(dp_graceful_drains, kiwi_test_family_params),
 	KUNIT_CASE(dp_dead_peer),
 	KUNIT_CASE_PARAM(dp_dead_peer_plan, dpt_dead_peer_ms_gen_params),
 	KUNIT_CASE(dp_dead_peer_sockets),

@@ -14,8 +14,9 @@
  * end no endpoint or id is left behind. KASAN, UBSAN, lockdep and
  * kmemleak judge the rest. kiwi_testlib's fuzz_iters sets the frames of
  * each kind: make check runs a few hundred, make stress 100,000.
+ * fuzz_reply_test.c fuzzes the other direction: MPA Replies to softiw's
+ * active side.
  */
-#include <asm/unaligned.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -26,13 +27,12 @@
 #include "cm.h"
 #include "cm_fixture.h"
 #include "fpdu.h"
+#include "fuzz.h"
 #include "hostile_peer.h"
 #include "kiwi_test.h"
 #include "mpa.h"
 #include "softiw.h"
 
-#define FUZZ_SEED	0x6b697769ULL
-#define FUZZ_BATCH	200	/* frames between two legitimate clients */
 #define FUZZ_FRAME	600	/* room for a frame and what is appended */
 #define FUZZ_PER_CONN	8	/* mutated FPDUs per accepted connection */
 #define FUZZ_RECVS	8
@@ -68,11 +68,6 @@ struct fuzz {
 	struct ib_mr *mr;
 	unsigned int ceps;
 };
-
-static u32 fuzz_rand(struct fuzz *f, u32 below)
-{
-	return prandom_u32_state(&f->rnd) % below;
-}
 
 /*
  * The listener's handler: a request whose private data starts with
@@ -197,95 +192,19 @@ static int fuzz_drain(struct fuzz *f)
 static int fuzz_request(struct fuzz *f, u8 *buf, const char *pd)
 {
 	struct kiwi_softiw_mpa_info info = {
-		.rev = 1 + fuzz_rand(f, 2),
-		.crc = fuzz_rand(f, 2),
+		.rev = 1 + fuzz_rand(&f->rnd, 2),
+		.crc = fuzz_rand(&f->rnd, 2),
 		.pdata = (const u8 *)pd,
 		.pd_len = strlen(pd),
 	};
 
 	if (info.rev == 2) {
 		info.enhanced = true;
-		info.ird = 1 + fuzz_rand(f, 4);
-		info.ord = 1 + fuzz_rand(f, 4);
+		info.ird = 1 + fuzz_rand(&f->rnd, 4);
+		info.ord = 1 + fuzz_rand(&f->rnd, 4);
 	}
 	return kiwi_softiw_mpa_build(SOFTIW_MPA_REQUEST, &info, buf,
 				     FUZZ_FRAME);
-}
-
-/* Append up to what FUZZ_FRAME leaves of random bytes. */
-static int fuzz_append(struct fuzz *f, u8 *buf, int len)
-{
-	int i, n = fuzz_rand(f, FUZZ_FRAME - len + 1);
-
-	for (i = 0; i < n; i++)
-		buf[len + i] = fuzz_rand(f, 256);
-	return len + n;
-}
-
-/* One mutation of @len bytes at @buf. Return: the new length. */
-static int fuzz_mutate_once(struct fuzz *f, u8 *buf, int len, int hdr,
-			    int lenoff)
-{
-	int i, n = 1 + fuzz_rand(f, 4);
-
-	switch (fuzz_rand(f, 7)) {
-	case 0:		/* flip bits in the headers */
-		for (i = 0; i < n; i++)
-			buf[fuzz_rand(f, hdr)] ^= BIT(fuzz_rand(f, 8));
-		break;
-	case 1:		/* flip bits anywhere */
-		for (i = 0; i < n && len; i++)
-			buf[fuzz_rand(f, len)] ^= BIT(fuzz_rand(f, 8));
-		break;
-	case 2:		/* cut short */
-		len = fuzz_rand(f, len + 1);
-		break;
-	case 3:		/* bytes appended */
-		len = fuzz_append(f, buf, len);
-		break;
-	case 4:		/* a random byte in the headers */
-		buf[fuzz_rand(f, hdr)] = fuzz_rand(f, 256);
-		break;
-	case 5:		/* a lying length, and bytes to back the lie */
-		put_unaligned_be16(fuzz_rand(f, 0x10000), buf + lenoff);
-		len = fuzz_append(f, buf, len);
-		break;
-	default:	/* a random 16-bit field in the headers */
-		put_unaligned_be16(fuzz_rand(f, 0x10000),
-				   buf + fuzz_rand(f, hdr - 1));
-		break;
-	}
-	return len;
-}
-
-/*
- * Mutate a frame of @len bytes at @buf (room for FUZZ_FRAME) one to
- * three times. @hdr: the bytes of headers the mutations aim at most;
- * @lenoff: where its 16-bit length field is. Return: the new length.
- */
-static int fuzz_mutate(struct fuzz *f, u8 *buf, int len, int hdr,
-		       int lenoff)
-{
-	int i, n = 1 + fuzz_rand(f, 3);
-
-	for (i = 0; i < n; i++)
-		len = fuzz_mutate_once(f, buf, len, hdr, lenoff);
-	return len;
-}
-
-/* Send @len bytes whole, or a byte at a time one time in sixteen. */
-static void fuzz_send(struct fuzz *f, struct socket *s, const u8 *buf,
-		      int len)
-{
-	int i;
-
-	if (fuzz_rand(f, 16)) {
-		cmt_raw_send(s, buf, len);
-		return;
-	}
-	for (i = 0; i < len; i++)
-		if (cmt_raw_send(s, buf + i, 1) != 1)
-			return;
 }
 
 /*
@@ -333,48 +252,17 @@ static void fuzz_legit(struct fuzz *f)
 	fuzz_drain(f);
 }
 
-/*
- * After cmt_teardown() (which checks the ids): no endpoint the run made
- * outlives it by more than 10 s (each goes once its peer is gone).
- */
-static void fuzz_nothing_left(struct fuzz *f)
-{
-	int i;
-
-	for (i = 0; i < 500 && kiwi_softiw_live_ceps() > f->ceps; i++)
-		msleep(20);
-	KUNIT_EXPECT_EQ(f->t->test, kiwi_softiw_live_ceps(), f->ceps);
-}
-
-/* Chunks of FUZZ_CHUNK frames: up to 64 of them. */
-static const u8 fuzz_chunks[64];
-
-/* The case's chunk: how many frames it sends, and its seed's offset. */
-static unsigned int fuzz_chunk(struct kunit *test, unsigned int *index)
-{
-	unsigned int iters = kiwi_test_fuzz_iters();
-
-	*index = (const u8 *)test->param_value - fuzz_chunks;
-	return min_t(unsigned int, FUZZ_CHUNK, iters - *index * FUZZ_CHUNK);
-}
-
 static const void *fuzz_chunk_gen(const void *prev, char *desc)
 {
-	const u8 *next = prev ? (const u8 *)prev + 1 : fuzz_chunks;
-	unsigned int i = next - fuzz_chunks;
-
-	if (i >= ARRAY_SIZE(fuzz_chunks) ||
-	    i * FUZZ_CHUNK >= kiwi_test_fuzz_iters())
-		return NULL;
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "chunk %u", i);
-	return next;
+	return fuzz_chunk_next(prev, desc, FUZZ_CHUNK);
 }
 
 static void fuzz_mpa_request(struct kunit *test)
 {
 	struct fuzz *f = fuzz_setup(test, 22501);
 	u8 *buf = kunit_kmalloc(test, FUZZ_FRAME, GFP_KERNEL);
-	unsigned int i, chunk, iters = fuzz_chunk(test, &chunk);
+	unsigned int i, chunk, iters = fuzz_chunk_frames(test, FUZZ_CHUNK,
+							   &chunk);
 	int len;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
@@ -384,9 +272,9 @@ static void fuzz_mpa_request(struct kunit *test)
 
 		len = fuzz_request(f, buf, "fuzz");
 		KUNIT_ASSERT_GT(test, len, 0);
-		len = fuzz_mutate(f, buf, len, 24, 18);
-		fuzz_send(f, s, buf, len);
-		cmt_raw_close(s, fuzz_rand(f, 2));
+		len = fuzz_mutate(&f->rnd, buf, len, FUZZ_FRAME, 24, 18);
+		fuzz_send(&f->rnd, s, buf, len);
+		cmt_raw_close(s, fuzz_rand(&f->rnd, 2));
 		if ((i + 1) % FUZZ_BATCH == 0)
 			fuzz_legit(f);
 	}
@@ -394,7 +282,7 @@ static void fuzz_mpa_request(struct kunit *test)
 	kunit_info(test, "%u mutated Requests, %d made a CONNECT_REQUEST",
 		   iters, atomic_read(&f->requests));
 	cmt_teardown(f->t);
-	fuzz_nothing_left(f);
+	fuzz_ceps_settled(test, f->ceps);
 	kiwi_destroy_cq(f->cq);
 }
 
@@ -405,7 +293,7 @@ static unsigned int fuzz_fpdu_conn(struct fuzz *f, u8 *buf,
 	struct kunit *test = f->t->test;
 	static const char data[] = "0123456789abcdefghijklmnopqrstuvwxyz";
 	struct kiwi_softiw_mpa_info info = {
-		.rev = 1, .crc = fuzz_rand(f, 2),
+		.rev = 1, .crc = fuzz_rand(&f->rnd, 2),
 		.pdata = (const u8 *)FUZZ_LEGIT, .pd_len = strlen(FUZZ_LEGIT),
 	};
 	unsigned int n = min_t(unsigned int, left, FUZZ_PER_CONN), i;
@@ -427,23 +315,24 @@ static unsigned int fuzz_fpdu_conn(struct fuzz *f, u8 *buf,
 	for (i = 0; i < n; i++) {
 		struct hostile_fpdu fp = {
 			.ctrl = HOSTILE_SEND_LAST, .msn = 1 + i,
-			.data = data, .len = 1 + fuzz_rand(f, sizeof(data) - 1),
+			.data = data,
+			.len = 1 + fuzz_rand(&f->rnd, sizeof(data) - 1),
 		};
-		bool crc = info.crc && fuzz_rand(f, 2);
+		bool crc = info.crc && fuzz_rand(&f->rnd, 2);
 
 		len = hostile_fpdu_put(buf, &fp, info.crc);
-		len = fuzz_mutate(f, buf, len, 20, 0);
+		len = fuzz_mutate(&f->rnd, buf, len, FUZZ_FRAME, 20, 0);
 		if (crc && len >= 8) {	/* the mutation reaches DDP, RDMAP */
 			__le32 sum = kiwi_softiw_fpdu_crc(buf, len - 4);
 
 			memcpy(buf + len - 4, &sum, 4);
 		}
-		fuzz_send(f, s, buf, len);
+		fuzz_send(&f->rnd, s, buf, len);
 	}
 	/* whatever softiw answers (a TERMINATE, its FIN), or nothing */
 	while (cmt_raw_recv(s, buf, FUZZ_FRAME, 20) > 0)
 		;
-	cmt_raw_close(s, fuzz_rand(f, 2));
+	cmt_raw_close(s, fuzz_rand(&f->rnd, 2));
 	kiwi_cm_destroy_id(child);
 	kiwi_destroy_qp(qp);
 	fuzz_drain(f);
@@ -455,7 +344,7 @@ static void fuzz_fpdu(struct kunit *test)
 	struct fuzz *f = fuzz_setup(test, 22502);
 	u8 *buf = kunit_kmalloc(test, FUZZ_FRAME, GFP_KERNEL);
 	unsigned int sent = 0, next = FUZZ_BATCH;
-	unsigned int chunk, iters = fuzz_chunk(test, &chunk);
+	unsigned int chunk, iters = fuzz_chunk_frames(test, FUZZ_CHUNK, &chunk);
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	prandom_seed_state(&f->rnd, FUZZ_SEED + 22502 + chunk);
@@ -469,7 +358,7 @@ static void fuzz_fpdu(struct kunit *test)
 	fuzz_legit(f);
 	kunit_info(test, "%u mutated FPDUs", sent);
 	cmt_teardown(f->t);
-	fuzz_nothing_left(f);
+	fuzz_ceps_settled(test, f->ceps);
 	kiwi_destroy_cq(f->cq);
 }
 

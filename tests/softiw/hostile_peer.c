@@ -4,6 +4,7 @@
  */
 #include <asm/unaligned.h>
 #include <kunit/test.h>
+#include <linux/delay.h>
 
 #include "fpdu.h"
 #include "hostile_peer.h"
@@ -53,26 +54,37 @@ void hostile_post_recv(struct cmt *t, struct hostile_peer *p,
 	KUNIT_ASSERT_EQ(t->test, kiwi_post_recv(p->qp, &wr, &bad), 0);
 }
 
+/* The QP of @o, on the fixture's CQ. */
+static struct ib_qp *hostile_peer_qp(struct cmt *t,
+				     const struct hostile_opts *o)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq = t->cq, .recv_cq = t->cq,
+		.cap = { .max_send_wr = o->sq ?: 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return cmt_qp_init(t, &init);
+}
+
 /**
- * hostile_peer_connect_ird() - a revision 1 MPA connection, accepted
+ * hostile_peer_open() - a revision 1 MPA connection, accepted
  * @t: the fixture; its listener is started here
  * @p: the peer: the Request goes from @p->s if set, else from a new client
- * @crc: ask for MPA CRC
- * @nrecv: RECVs posted before the accept
- * @ird: Read Requests the QP serves
+ * @o: its settings
  *
  * Aborts the test unless the accept and the Reply went through.
  */
-void hostile_peer_connect_ird(struct cmt *t, struct hostile_peer *p,
-			      bool crc, int nrecv, u16 ird)
+void hostile_peer_open(struct cmt *t, struct hostile_peer *p,
+		       const struct hostile_opts *o)
 {
 	struct kunit *test = t->test;
-	struct kiwi_conn_param cp = { .ird = ird, .ord = 1 };
+	struct kiwi_conn_param cp = { .ird = o->ird, .ord = o->ord };
 	u8 req[20] = KEY_REQ, rep[20];
 	const struct cmt_rec *r;
 	int i;
 
-	req[16] = crc ? 0x40 : 0;
+	req[16] = o->crc ? 0x40 : 0;
 	req[17] = 1;
 	cmt_listen(t);
 	if (!p->s)
@@ -85,16 +97,35 @@ void hostile_peer_connect_ird(struct cmt *t, struct hostile_peer *p,
 	p->child = r->id;
 	p->buf = cmt_buf(t, 4096);
 	p->mr = cmt_mr(t, p->buf, 4096, IB_ACCESS_LOCAL_WRITE);
-	cp.qpn = cmt_qp(t);
-	p->qp = t->qps[t->nqps - 1];
-	for (i = 0; i < nrecv; i++)
+	p->qp = hostile_peer_qp(t, o);
+	cp.qpn = p->qp->qp_num;
+	for (i = 0; i < o->nrecv; i++)
 		hostile_post_recv(t, p, i, i * 256, 256);
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(p->child, &cp), 0);
 	KUNIT_ASSERT_NOT_NULL(test, cmt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
 					     p->child));
 	KUNIT_ASSERT_EQ(test, hostile_recv_all(p->s, rep, sizeof(rep)), 20);
 	CMT_EXPECT_MEM(test, rep, KEY_REP, 16);
-	KUNIT_EXPECT_EQ(test, rep[16] & 0x60, crc ? 0x40 : 0);
+	KUNIT_EXPECT_EQ(test, rep[16] & 0x60, o->crc ? 0x40 : 0);
+}
+
+/**
+ * hostile_peer_connect_ird() - hostile_peer_open() with ORD 1 and
+ *	cmt_qp()'s queues
+ * @t: the fixture; its listener is started here
+ * @p: the peer: the Request goes from @p->s if set, else from a new client
+ * @crc: ask for MPA CRC
+ * @nrecv: RECVs posted before the accept
+ * @ird: Read Requests the QP serves
+ */
+void hostile_peer_connect_ird(struct cmt *t, struct hostile_peer *p,
+			      bool crc, int nrecv, u16 ird)
+{
+	const struct hostile_opts o = {
+		.crc = crc, .nrecv = nrecv, .ird = ird, .ord = 1,
+	};
+
+	hostile_peer_open(t, p, &o);
 }
 
 /**
@@ -160,4 +191,77 @@ int hostile_recv_fpdu(struct socket *s, u8 *buf, int size)
 	if (n > size)
 		return 0;
 	return 2 + hostile_recv_all(s, buf + 2, n - 2);
+}
+
+/**
+ * hostile_post() - post one signaled send work request on @qp
+ * @qp: the QP
+ * @wr_id: its cookie
+ * @opcode: IB_WR_SEND, IB_WR_RDMA_WRITE or IB_WR_RDMA_READ
+ * @mr: the MR of its local buffer
+ * @off: where the buffer starts in @mr
+ * @len: its length
+ * @raddr: RDMA: the peer's tagged offset
+ * @rkey: RDMA: the peer's STag
+ *
+ * Return: kiwi_post_send()'s.
+ */
+int hostile_post(struct ib_qp *qp, u64 wr_id, int opcode, struct ib_mr *mr,
+		 u32 off, u32 len, u64 raddr, u32 rkey)
+{
+	struct ib_sge sge = {
+		.addr = mr->iova + off, .length = len, .lkey = mr->lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+			.opcode = opcode, .send_flags = IB_SEND_SIGNALED },
+		.remote_addr = raddr, .rkey = rkey,
+	};
+	const struct ib_send_wr *bad;
+
+	return kiwi_post_send(qp, &wr.wr, &bad);
+}
+
+/**
+ * hostile_poll() - wait up to about 3 s for one completion on the
+ *	fixture's CQ
+ * @t: the fixture
+ * @wc: where it goes
+ *
+ * Return: 1, or 0 if none came.
+ */
+int hostile_poll(struct cmt *t, struct ib_wc *wc)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 300 && !n; i++) {
+		n = kiwi_poll_cq(t->cq, 1, wc);
+		if (!n)
+			usleep_range(5000, 10000);
+	}
+	return n;
+}
+
+/**
+ * hostile_prime() - send the initiator's first FPDU
+ * @t: the fixture
+ * @p: the peer, connected
+ *
+ * MPA revision 1: the responder sends nothing before the initiator's
+ * first FPDU (RFC 5044). Send one, a SEND the oldest RECV takes, and
+ * take its completion off the CQ.
+ */
+void hostile_prime(struct cmt *t, struct hostile_peer *p)
+{
+	const struct hostile_fpdu f = { HOSTILE_SEND_LAST, 1, 0, "go", 2 };
+	struct kunit *test = t->test;
+	struct ib_wc wc;
+	u8 buf[32];
+	int n;
+
+	n = hostile_fpdu_put(buf, &f, false);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(p->s, buf, n), n);
+	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 }

@@ -48,14 +48,36 @@ struct hostile_fpdu {
 	u32 qn;
 };
 
+/**
+ * struct hostile_opts - how hostile_peer_open() sets the connection up
+ * @crc: ask for MPA CRC
+ * @nrecv: RECVs posted before the accept: wr_id 0, 1, ..., 256 bytes each
+ * @ird: Read Requests the QP serves
+ * @ord: READs the QP may have outstanding
+ * @sq: send queue entries, 0 for cmt_qp()'s
+ */
+struct hostile_opts {
+	bool crc;
+	int nrecv;
+	u16 ird;
+	u16 ord;
+	u32 sq;
+};
+
 int hostile_recv_all(struct socket *s, u8 *buf, int len);
 void hostile_post_recv(struct cmt *t, struct hostile_peer *p,
 		       u64 wr_id, u32 off, u32 len);
+void hostile_peer_open(struct cmt *t, struct hostile_peer *p,
+		       const struct hostile_opts *o);
 void hostile_peer_connect_ird(struct cmt *t, struct hostile_peer *p,
 			      bool crc, int nrecv, u16 ird);
 void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
 			  bool crc, int nrecv);
 int hostile_fpdu_put(u8 *buf, const struct hostile_fpdu *f, bool crc);
 int hostile_recv_fpdu(struct socket *s, u8 *buf, int size);
+int hostile_post(struct ib_qp *qp, u64 wr_id, int opcode, struct ib_mr *mr,
+		 u32 off, u32 len, u64 raddr, u32 rkey);
+int hostile_poll(struct cmt *t, struct ib_wc *wc);
+void hostile_prime(struct cmt *t, struct hostile_peer *p);
 
 #endif

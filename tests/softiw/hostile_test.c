@@ -15,11 +15,13 @@
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <net/sock.h>
 
+#include "cm.h"
 #include "cm_fixture.h"
 #include "fpdu.h"
 #include "hostile_peer.h"
@@ -653,54 +655,6 @@ static int hostile_rreq_put(u8 *buf, u32 msn, u32 sink_stag, u64 sink_to,
 	return hostile_fpdu_put(buf, &f, false);
 }
 
-static int hostile_post(struct ib_qp *qp, u64 wr_id, int opcode,
-			struct ib_mr *mr, u32 off, u32 len, u64 raddr,
-			u32 rkey)
-{
-	struct ib_sge sge = {
-		.addr = mr->iova + off, .length = len, .lkey = mr->lkey,
-	};
-	struct ib_rdma_wr wr = {
-		.wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-			.opcode = opcode, .send_flags = IB_SEND_SIGNALED },
-		.remote_addr = raddr, .rkey = rkey,
-	};
-	const struct ib_send_wr *bad;
-
-	return kiwi_post_send(qp, &wr.wr, &bad);
-}
-
-static int hostile_poll(struct cmt *t, struct ib_wc *wc)
-{
-	int i, n = 0;
-
-	for (i = 0; i < 300 && !n; i++) {
-		n = kiwi_poll_cq(t->cq, 1, wc);
-		if (!n)
-			usleep_range(5000, 10000);
-	}
-	return n;
-}
-
-/*
- * MPA revision 1: the responder sends nothing before the initiator's
- * first FPDU (RFC 5044). Send one, a SEND the oldest RECV takes.
- */
-static void hostile_prime(struct cmt *t, struct hostile_peer *p)
-{
-	const struct hostile_fpdu f = { HOSTILE_SEND_LAST, 1, 0, "go", 2 };
-	struct kunit *test = t->test;
-	struct ib_wc wc;
-	u8 buf[32];
-	int n;
-
-	n = hostile_fpdu_put(buf, &f, false);
-	KUNIT_ASSERT_EQ(test, cmt_raw_send(p->s, buf, n), n);
-	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
-	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
-	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-}
-
 /*
  * softiw's RDMA WRITE and Read Request on the wire, byte by byte (RFC
  * 5041, RFC 5040); ORD 1 holds the second READ back until the first one's
@@ -887,19 +841,37 @@ static int hostile_rresps_before_send(struct socket *s, u8 *f, int size,
 	}
 }
 
+/* Wait up to 3 s for data at @s, and leave it there. Return: 1 if some. */
+static int hostile_peek(struct socket *s)
+{
+	struct msghdr msg = {};
+	u8 byte;
+	struct kvec vec = { .iov_base = &byte, .iov_len = 1 };
+
+	s->sk->sk_rcvtimeo = msecs_to_jiffies(3000);
+	return kernel_recvmsg(s, &msg, &vec, 1, 1, MSG_PEEK);
+}
+
 /*
- * The peer keeps the IRD full of 1 MiB READs and reads slowly (a small
- * receive buffer): a SEND posted meanwhile goes out once the response
- * being sent ends, not after every response queued; then the rest come.
+ * The peer keeps the IRD full of 1 MiB READs and reads nothing until a
+ * SEND is posted. Between messages the transmitter takes turns
+ * (softiw_tx_frame()): the SEND goes out once the response being sent
+ * ends, so of the responses not all on the socket when the SEND is
+ * posted at most one goes before it. How many were all on the socket by
+ * then depends on TCP's send buffer (megabytes over lo): the transmitter
+ * is held still (the endpoint's mutex) while they are counted, from the
+ * FPDUs the QP sent, and the SEND is posted. Then the rest come, whole.
  */
 static void hostile_rresp_shares_link(struct kunit *test)
 {
 	struct cmt *t = cmt_setup(test, 22111);
 	u8 *mem = cmt_buf(t, HOSTILE_SHARE_LEN);
-	int rcvbuf = 64 * 1024, i, n, ended = 0, before;
+	int rcvbuf = 64 * 1024, i, n, ret, ended = 0, done, before;
 	struct hostile_peer p = {};
+	struct softiw_cep *cep;
 	struct ib_mr *mr;
 	struct ib_wc wc;
+	u32 per;
 	u8 *f;
 
 	f = kunit_kmalloc(test, 70 * 1024, GFP_KERNEL);
@@ -910,19 +882,28 @@ static void hostile_rresp_shares_link(struct kunit *test)
 					      sizeof(rcvbuf)), 0);
 	hostile_peer_connect_ird(t, &p, false, 1, HOSTILE_SHARE_READS);
 	mr = cmt_mr(t, mem, HOSTILE_SHARE_LEN, KIWI_ACCESS_ALL);
+	/* FPDUs of one response: its MULPDU less the tagged DDP header */
+	per = DIV_ROUND_UP(HOSTILE_SHARE_LEN, kiwi_softiw_qp_mulpdu(p.qp) -
+			   (SOFTIW_TAGGED_HLEN - SOFTIW_MPA_LEN_SIZE));
 	for (n = 0, i = 1; i <= HOSTILE_SHARE_READS; i++)
 		n += hostile_rreq_put(f + n, i, 0x99, 0, HOSTILE_SHARE_LEN,
 				      mr->rkey, mr->iova);
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(p.s, f, n), n);
-	/* the first response fills the socket; the others wait in the IRQ */
-	msleep(200);
-	KUNIT_ASSERT_EQ(test, hostile_post(p.qp, 7, IB_WR_SEND, p.mr, 0, 4,
-					   0, 0), 0);
+	/* the first response is under way: its first bytes are here */
+	KUNIT_ASSERT_EQ(test, hostile_peek(p.s), 1);
+	cep = p.child->provider_data;
+	mutex_lock(&cep->lock);
+	done = div_u64(kiwi_softiw_qp_tx_fpdus(p.qp), per);
+	ret = hostile_post(p.qp, 7, IB_WR_SEND, p.mr, 0, 4, 0, 0);
+	mutex_unlock(&cep->lock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	/* responses are left for the SEND to overtake */
+	KUNIT_ASSERT_LT(test, done + 1, HOSTILE_SHARE_READS);
 	before = hostile_rresps_before_send(p.s, f, 70 * 1024, &ended);
-	kunit_info(test, "%d of %d Read Responses went before the SEND",
-		   before, HOSTILE_SHARE_READS);
-	KUNIT_EXPECT_GE(test, before, 0);
-	KUNIT_EXPECT_LT(test, before, HOSTILE_SHARE_READS);
+	kunit_info(test, "%d of %d Read Responses sent by the post, %d before the SEND\n",
+		   done, HOSTILE_SHARE_READS, before);
+	KUNIT_EXPECT_GE(test, before, done);
+	KUNIT_EXPECT_LE(test, before, done + 1);
 	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);

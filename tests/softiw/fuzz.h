@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the kiwi_softiw fuzz suites share: the seed, the mutations of a
+ * frame drawn from a seeded random state, sending a frame whole or a byte
+ * at a time, and the chunks a case's frames run in (one KUnit parameter
+ * each, so that no run nears KUnit's time-out).
+ */
+#ifndef KIWI_TEST_FUZZ_H
+#define KIWI_TEST_FUZZ_H
+
+#include <kunit/test.h>
+#include <linux/net.h>
+#include <linux/prandom.h>
+#include <linux/types.h>
+
+#define FUZZ_SEED	0x6b697769ULL
+#define FUZZ_BATCH	200	/* frames between two legitimate exchanges */
+#define FUZZ_MAX_CHUNKS	256	/* KUnit parameters of one case, at most */
+
+u32 fuzz_rand(struct rnd_state *rnd, u32 below);
+int fuzz_append(struct rnd_state *rnd, u8 *buf, int len, int size);
+int fuzz_mutate(struct rnd_state *rnd, u8 *buf, int len, int size, int hdr,
+		int lenoff);
+void fuzz_send(struct rnd_state *rnd, struct socket *s, const u8 *buf,
+	       int len);
+const void *fuzz_chunk_next(const void *prev, char *desc,
+			    unsigned int chunk);
+unsigned int fuzz_chunk_frames(struct kunit *test, unsigned int chunk,
+			       unsigned int *index);
+void fuzz_ceps_settled(struct kunit *test, unsigned int ceps);
+
+#endif
