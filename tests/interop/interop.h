@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kiwi_interop_test: kiwi's softiw against Linux's siw and rdma-core's
- * ucmatose over the test VM's veth pair. The peer side runs in user space
- * (tests/interop/kiwi-peer, started with call_usermodehelper); the packets
- * of each connection are watched on kv0.
+ * ucmatose over the test VM's veth pair, in IPv4 and IPv6. The peer side
+ * runs in user space (tests/interop/kiwi-peer, started with
+ * call_usermodehelper); the packets of each connection are watched on kv0.
  */
 #ifndef _KIWI_INTEROP_H
 #define _KIWI_INTEROP_H
@@ -11,13 +11,12 @@
 #include <kunit/test.h>
 #include <linux/types.h>
 
-/* kiwi's side (kv0, initial namespace) and the peer's (kv1). */
+/*
+ * kiwi's side (kv0, initial namespace) and the peer's (kv1); their
+ * addresses are kiwi_test_host_text()'s KIWI_TEST_KV0 and KIWI_TEST_KV1.
+ */
 #define IPT_KIWI_IFNAME		"kv0"
 #define IPT_KIWI_DEVICE		"softiw_kv0"
-#define IPT_KIWI_ADDR		0xc6120001	/* 198.18.0.1 */
-#define IPT_PEER_ADDR		0xc6120002	/* 198.18.0.2 */
-#define IPT_PEER_ADDR_STR	"198.18.0.2"
-#define IPT_KIWI_ADDR_STR	"198.18.0.1"
 
 int ipt_peer(const char *cmd, const char *arg1, const char *arg2);
 int ipt_peer_start(const char *tag, int secs, const char *const *args);
@@ -28,6 +27,7 @@ void ipt_peer_print(const char *name);
 /**
  * struct ipt_mpa_frame - an MPA Request or Reply seen on the wire
  * @seen: it was seen
+ * @ip_version: the version of the IP packet it came in, 4 or 6
  * @flags: its flags byte (M C R E and reserved bits)
  * @rev: its revision
  * @pd_len: its PD_Length
@@ -36,6 +36,7 @@ void ipt_peer_print(const char *name);
  */
 struct ipt_mpa_frame {
 	bool seen;
+	u8 ip_version;
 	u8 flags;
 	u8 rev;
 	u16 pd_len;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_interop_siw: kiwi's softiw on kv0 against Linux's siw on kv1 (the
- * peer namespace), driven there by rdma-core's ucmatose. Each case is one
- * connection in one direction with one MPA revision and CRC setting of
- * kiwi's; siw in Linux 6.1 has no settings (always revision 2, CRC only if
- * the peer asks for it). The MPA frames both stacks sent are checked on
- * the wire, the events and private data on kiwi's side, the exit status of
- * ucmatose on siw's.
+ * peer namespace), driven there by rdma-core's ucmatose or rping. Each
+ * case is one connection in one direction with one MPA revision and CRC
+ * setting of kiwi's, over IPv4 or IPv6; siw in Linux 6.1 has no settings
+ * (always revision 2, CRC only if the peer asks for it). The MPA frames
+ * both stacks sent are checked on the wire, the events, addresses and
+ * private data on kiwi's side, the exit status of the tool on siw's.
  */
 #include <linux/delay.h>
 #include <linux/in.h>
@@ -62,6 +62,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
  * @refused: siw refuses kiwi's Reply (a revision 1 Reply to its revision 2
  *	Request; RFC 6581 allows the fall back, siw does not)
  * @rping: the peer is rping (RDMA READ and WRITE), not ucmatose
+ * @ipv6: over the veth pair's IPv6 addresses, not its IPv4 ones
  */
 struct ipt_case {
 	const char *name;
@@ -70,6 +71,7 @@ struct ipt_case {
 	bool crc;
 	bool refused;
 	bool rping;
+	bool ipv6;
 };
 
 static const struct ipt_case ipt_cases[] = {
@@ -83,6 +85,10 @@ static const struct ipt_case ipt_cases[] = {
 	{ "siw_connects_rev2_crc",	true,  2, true,  false },
 	{ "rping_kiwi_server",		true,  2, false, false, true },
 	{ "rping_kiwi_client_crc",	false, 2, true,  false, true },
+	{ "kiwi_connects_rev2_ipv6", false, 2, false, false, false, true },
+	{ "siw_connects_rev2_ipv6", true, 2, false, false, false, true },
+	{ "rping_kiwi_server_ipv6", true, 2, false, false, true, true },
+	{ "rping_kiwi_client_crc_ipv6", false, 2, true, false, true, true },
 };
 
 static void ipt_case_desc(const struct ipt_case *c, char *desc)
@@ -304,14 +310,38 @@ static struct ipt *ipt_setup(struct kunit *test)
 	return t;
 }
 
-static void ipt_addr(struct sockaddr_storage *ss, u32 addr, u16 port)
+static int ipt_family(const struct ipt *t)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	return t->c->ipv6 ? AF_INET6 : AF_INET;
+}
 
-	memset(ss, 0, sizeof(*ss));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	sin->sin_addr.s_addr = htonl(addr);
+/* An address of the case's family, as text: kiwi's on kv0 or the peer's. */
+static const char *ipt_host(const struct ipt *t, bool peer)
+{
+	return kiwi_test_host_text(ipt_family(t),
+				   peer ? KIWI_TEST_KV1 : KIWI_TEST_KV0);
+}
+
+/* The same address with the case's port. */
+static void ipt_addr(struct ipt *t, struct sockaddr_storage *ss, bool peer)
+{
+	kiwi_test_addr(t->test, ss, ipt_family(t),
+		       peer ? KIWI_TEST_KV1 : KIWI_TEST_KV0, t->port);
+}
+
+/*
+ * What kiwi's CM reports for the connection that is up: kiwi's address
+ * and the peer's, in the case's family; the listening side on the case's
+ * port, the initiator on the one TCP chose.
+ */
+static void ipt_expect_ends(struct ipt *t)
+{
+	bool listens = t->c->kiwi_listens;
+
+	kiwi_test_expect_addr(t->test, &t->conn->local_addr, ipt_family(t),
+			      KIWI_TEST_KV0, listens ? t->port : 0);
+	kiwi_test_expect_addr(t->test, &t->conn->remote_addr, ipt_family(t),
+			      KIWI_TEST_KV1, listens ? 0 : t->port);
 }
 
 static u32 ipt_qp(struct ipt *t)
@@ -452,13 +482,18 @@ static bool ipt_peer_log_has(struct ipt *t, const char *what)
 	       strstr(buf, what);
 }
 
-/* The frames on kv0: the initiator's Request, the responder's Reply. */
-static void ipt_check_frame(struct kunit *test, const struct ipt_mpa_frame *f,
+/*
+ * The frames on kv0: the initiator's Request, the responder's Reply, in
+ * packets of the case's IP version.
+ */
+static void ipt_check_frame(struct ipt *t, const struct ipt_mpa_frame *f,
 			    u8 rev, bool crc, u16 ulp_len)
 {
+	struct kunit *test = t->test;
 	bool enh = rev == 2;
 
 	KUNIT_ASSERT_TRUE(test, f->seen);
+	KUNIT_EXPECT_EQ(test, f->ip_version, t->c->ipv6 ? 6 : 4);
 	KUNIT_EXPECT_EQ(test, f->rev, rev);
 	KUNIT_EXPECT_EQ(test, !!(f->flags & MPA_FLAG_CRC), crc);
 	KUNIT_EXPECT_EQ(test, !!(f->flags & MPA_FLAG_ENH), enh);
@@ -534,7 +569,7 @@ static void ipt_kiwi_listens(struct ipt *t, struct ipt_capture *cap)
 {
 	struct kunit *test = t->test;
 	char port[8];
-	const char *const args[] = { "-s", IPT_KIWI_ADDR_STR, "-p", port,
+	const char *const args[] = { "-s", ipt_host(t, false), "-p", port,
 			       "-C", IPT_MSGS_STR, "-S", IPT_MSG_SIZE_STR,
 			       NULL };
 	struct kiwi_conn_param p = {
@@ -547,7 +582,7 @@ static void ipt_kiwi_listens(struct ipt *t, struct ipt_capture *cap)
 
 	t->listen = kiwi_cm_create_id(t->dev, ipt_handler, t);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(t->listen));
-	ipt_addr(&t->listen->local_addr, IPT_KIWI_ADDR, t->port);
+	ipt_addr(t, &t->listen->local_addr, false);
 	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(t->listen, 4), 0);
 	snprintf(port, sizeof(port), "%u", t->port);
 	ipt_start_peer(t, args);
@@ -557,6 +592,7 @@ static void ipt_kiwi_listens(struct ipt *t, struct ipt_capture *cap)
 	KUNIT_EXPECT_EQ(test, r->len, 0);
 	KUNIT_EXPECT_EQ(test, r->ird, IPT_IRD_ORD);
 	KUNIT_EXPECT_EQ(test, r->ord, IPT_IRD_ORD);
+	ipt_expect_ends(t);
 	p.qpn = ipt_qp_ready(t);
 	ipt_siw_settle();
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(t->conn, &p), 0);
@@ -581,8 +617,8 @@ static void ipt_kiwi_listens(struct ipt *t, struct ipt_capture *cap)
 		KUNIT_EXPECT_EQ(test, ipt_wait_peer(t), 0);
 	}
 	ipt_capture_read(cap, &wire);
-	ipt_check_frame(test, &wire.req, 2, false, 0);
-	ipt_check_frame(test, &wire.rep, t->c->rev, t->c->crc,
+	ipt_check_frame(t, &wire.req, 2, false, 0);
+	ipt_check_frame(t, &wire.rep, t->c->rev, t->c->crc,
 			strlen(IPT_KIWI_PD));
 }
 
@@ -596,7 +632,7 @@ static void ipt_kiwi_connects(struct ipt *t, struct ipt_capture *cap)
 {
 	struct kunit *test = t->test;
 	char port[8];
-	const char *const args[] = { "-b", IPT_PEER_ADDR_STR, "-p", port,
+	const char *const args[] = { "-b", ipt_host(t, true), "-p", port,
 			       "-C", IPT_MSGS_STR, "-S", IPT_MSG_SIZE_STR,
 			       NULL };
 	struct kiwi_conn_param p = {
@@ -613,7 +649,7 @@ static void ipt_kiwi_connects(struct ipt *t, struct ipt_capture *cap)
 			    "ucmatose does not listen");
 	t->conn = kiwi_cm_create_id(t->dev, ipt_handler, t);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(t->conn));
-	ipt_addr(&t->conn->remote_addr, IPT_PEER_ADDR, t->port);
+	ipt_addr(t, &t->conn->remote_addr, true);
 	p.qpn = ipt_qp_ready(t);
 	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(t->conn, &p), 0);
 
@@ -621,6 +657,7 @@ static void ipt_kiwi_connects(struct ipt *t, struct ipt_capture *cap)
 	KUNIT_ASSERT_NOT_NULL_MSG(test, r, "no CONNECT_REPLY");
 	KUNIT_ASSERT_EQ(test, r->status, 0);
 	KUNIT_EXPECT_EQ(test, r->len, 0);
+	ipt_expect_ends(t);
 	ipt_reap(t, IB_WC_RECV, IPT_MSGS);
 	ipt_send_all(t);
 	ipt_reap(t, IB_WC_SEND, IPT_MSGS);
@@ -629,9 +666,9 @@ static void ipt_kiwi_connects(struct ipt *t, struct ipt_capture *cap)
 	ipt_close(t, t->conn);
 	KUNIT_EXPECT_EQ(test, ipt_wait_peer(t), 0);
 	ipt_capture_read(cap, &wire);
-	ipt_check_frame(test, &wire.req, t->c->rev, t->c->crc,
+	ipt_check_frame(t, &wire.req, t->c->rev, t->c->crc,
 			strlen(IPT_KIWI_PD));
-	ipt_check_frame(test, &wire.rep, t->c->rev, t->c->crc, 0);
+	ipt_check_frame(t, &wire.rep, t->c->rev, t->c->crc, 0);
 }
 
 /* ---- rping's protocol: RDMA READ and WRITE with siw ---- */
@@ -791,7 +828,7 @@ static void ipt_rping_server(struct ipt *t, struct ipt_capture *cap)
 {
 	struct kunit *test = t->test;
 	char port[8];
-	const char *const args[] = { "-c", "-a", IPT_KIWI_ADDR_STR, "-p", port,
+	const char *const args[] = { "-c", "-a", ipt_host(t, false), "-p", port,
 			       "-C", IPT_RPING_COUNT_STR, "-S",
 			       IPT_RPING_SIZE_STR, "-V", NULL };
 	struct kiwi_conn_param p = {
@@ -809,13 +846,14 @@ static void ipt_rping_server(struct ipt *t, struct ipt_capture *cap)
 	KUNIT_ASSERT_NOT_NULL(test, want);
 	t->listen = kiwi_cm_create_id(t->dev, ipt_handler, t);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(t->listen));
-	ipt_addr(&t->listen->local_addr, IPT_KIWI_ADDR, t->port);
+	ipt_addr(t, &t->listen->local_addr, false);
 	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(t->listen, 4), 0);
 	snprintf(port, sizeof(port), "%u", t->port);
 	ipt_start_peer_tool(t, "rping", args);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, ipt_wait(t,
 						 KIWI_CM_EVENT_CONNECT_REQUEST,
 						 NULL), "no CONNECT_REQUEST");
+	ipt_expect_ends(t);
 	p.qpn = ipt_rping_ready(t);
 	ipt_siw_settle();
 	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(t->conn, &p), 0);
@@ -850,8 +888,8 @@ static void ipt_rping_server(struct ipt *t, struct ipt_capture *cap)
 	ipt_close(t, t->conn);
 	KUNIT_EXPECT_EQ(test, ipt_wait_peer(t), 0);
 	ipt_capture_read(cap, &wire);
-	ipt_check_frame(test, &wire.req, 2, false, 0);
-	ipt_check_frame(test, &wire.rep, t->c->rev, t->c->crc,
+	ipt_check_frame(t, &wire.req, 2, false, 0);
+	ipt_check_frame(t, &wire.rep, t->c->rev, t->c->crc,
 			strlen(IPT_KIWI_PD));
 }
 
@@ -863,7 +901,7 @@ static void ipt_rping_client(struct ipt *t, struct ipt_capture *cap)
 {
 	struct kunit *test = t->test;
 	char port[8];
-	const char *const args[] = { "-s", "-a", IPT_PEER_ADDR_STR, "-p", port,
+	const char *const args[] = { "-s", "-a", ipt_host(t, true), "-p", port,
 			       "-S", IPT_RPING_SIZE_STR, "-V", NULL };
 	struct kiwi_conn_param p = {
 		.private_data = IPT_KIWI_PD,
@@ -880,12 +918,13 @@ static void ipt_rping_client(struct ipt *t, struct ipt_capture *cap)
 			    "rping does not listen");
 	t->conn = kiwi_cm_create_id(t->dev, ipt_handler, t);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(t->conn));
-	ipt_addr(&t->conn->remote_addr, IPT_PEER_ADDR, t->port);
+	ipt_addr(t, &t->conn->remote_addr, true);
 	p.qpn = ipt_rping_ready(t);
 	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(t->conn, &p), 0);
 	r = ipt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, t->conn);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, r, "no CONNECT_REPLY");
 	KUNIT_ASSERT_EQ(test, r->status, 0);
+	ipt_expect_ends(t);
 	/* siw, the responder, must take its Reply's send alone: see above. */
 	ipt_siw_settle();
 	for (ping = 0; ping < IPT_RPING_COUNT; ping++) {
@@ -905,9 +944,9 @@ static void ipt_rping_client(struct ipt *t, struct ipt_capture *cap)
 	ipt_close(t, t->conn);
 	KUNIT_EXPECT_EQ(test, ipt_wait_peer(t), 0);
 	ipt_capture_read(cap, &wire);
-	ipt_check_frame(test, &wire.req, t->c->rev, t->c->crc,
+	ipt_check_frame(t, &wire.req, t->c->rev, t->c->crc,
 			strlen(IPT_KIWI_PD));
-	ipt_check_frame(test, &wire.rep, t->c->rev, t->c->crc, 0);
+	ipt_check_frame(t, &wire.rep, t->c->rev, t->c->crc, 0);
 }
 
 /*

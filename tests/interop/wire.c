@@ -7,6 +7,7 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
@@ -89,11 +90,13 @@ struct ipt_capture *ipt_capture_start(struct kunit *test, u16 port)
 	return cap;
 }
 
-static void ipt_frame(struct ipt_mpa_frame *f, const u8 *p, int len)
+static void ipt_frame(struct ipt_mpa_frame *f, u8 ip_version, const u8 *p,
+		      int len)
 {
 	if (f->seen)
 		return;
 	f->seen = true;
+	f->ip_version = ip_version;
 	f->flags = p[16];
 	f->rev = p[17];
 	f->pd_len = get_unaligned_be16(p + 18);
@@ -103,31 +106,52 @@ static void ipt_frame(struct ipt_mpa_frame *f, const u8 *p, int len)
 	f->ord = get_unaligned_be16(p + 22) & 0x3fff;
 }
 
-/* One packet, network header first (SOCK_DGRAM); only IPv4 is looked at. */
+/*
+ * The IP header of a TCP packet: its length, and @len cut to the packet's
+ * own (a frame may be padded). Return: the IP version, or 0 for anything
+ * but TCP over IPv4, or over IPv6 without extension headers.
+ */
+static u8 ipt_ip(const u8 *p, int *len, int *hlen)
+{
+	const struct ipv6hdr *ip6 = (const struct ipv6hdr *)p;
+	const struct iphdr *ip = (const struct iphdr *)p;
+
+	if (*len < (int)sizeof(*ip))
+		return 0;
+	if (ip->version == 4 && ip->protocol == IPPROTO_TCP) {
+		*hlen = ip->ihl * 4;
+		*len = min_t(int, *len, ntohs(ip->tot_len));
+		return 4;
+	}
+	if (*len < (int)sizeof(*ip6) || ip6->version != 6 ||
+	    ip6->nexthdr != IPPROTO_TCP)
+		return 0;
+	*hlen = sizeof(*ip6);
+	*len = min_t(int, *len, sizeof(*ip6) + ntohs(ip6->payload_len));
+	return 6;
+}
+
+/* One packet, network header first (SOCK_DGRAM). */
 static void ipt_packet(const struct ipt_capture *cap, const u8 *p, int len,
 		       struct ipt_wire *wire)
 {
-	const struct iphdr *ip = (const struct iphdr *)p;
 	const struct tcphdr *th;
-	int ihl, off;
+	int hlen = 0, off;
+	u8 version;
 
-	if (len < (int)sizeof(*ip) || ip->version != 4 ||
-	    ip->protocol != IPPROTO_TCP)
+	version = ipt_ip(p, &len, &hlen);
+	if (!version || len < hlen + (int)sizeof(*th))
 		return;
-	ihl = ip->ihl * 4;
-	if (len < ihl + (int)sizeof(*th))
-		return;
-	th = (const struct tcphdr *)(p + ihl);
+	th = (const struct tcphdr *)(p + hlen);
 	if (ntohs(th->source) != cap->port && ntohs(th->dest) != cap->port)
 		return;
-	off = ihl + th->doff * 4;
-	len = min_t(int, len, ntohs(ip->tot_len));
+	off = hlen + th->doff * 4;
 	if (len - off < IPT_MPA_HDR)
 		return;
 	if (!memcmp(p + off, "MPA ID Req Frame", 16))
-		ipt_frame(&wire->req, p + off, len - off);
+		ipt_frame(&wire->req, version, p + off, len - off);
 	else if (!memcmp(p + off, "MPA ID Rep Frame", 16))
-		ipt_frame(&wire->rep, p + off, len - off);
+		ipt_frame(&wire->rep, version, p + off, len - off);
 }
 
 /**
