@@ -16,6 +16,7 @@ cases=(
 	"kiwi_harness_fail|kiwi_harness_fail: case 1 harness_fail: failed"
 	"kiwi_harness_warn|splat during kiwi_harness_warn: WARNING:"
 	"kiwi_harness_leak|unreferenced object(s); first allocation site: harness_leak"
+	"kiwi_harness_rdmacm_leak|leak reported during unload-begin: kiwi_rdmacm: id ;;(IDLE) leaked by an unloaded ULP"
 	"kiwi_harness_hang|timeout: test module kiwi_harness_hang did not finish"
 	"kiwi_harness_kasan|splat during kiwi_harness_kasan: BUG: KASAN: slab-out-of-bounds"
 	"kiwi_harness_lockdep|splat during kiwi_harness_lockdep: WARNING: possible circular locking dependency detected"
