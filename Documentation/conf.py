@@ -53,7 +53,7 @@ kernel_types = """
     timer_list module device pci_dev dma_data_direction page scatterlist
     sg_table net net_device sockaddr sockaddr_storage sockaddr_in
     sockaddr_in6 socket sock sk_buff msghdr kvec iov_iter seq_file dentry
-    file inode kunit blk_mq_queue_map blk_mq_tag_set
+    file inode kunit blk_mq_queue_map blk_mq_tag_set xarray
 """.split()
 # Linux's RDMA types that kiwi's headers name (a pointer in a prototype
 # Linux's ULPs need) but, as kiwi does not implement them, never define.

@@ -7,8 +7,11 @@
 
 #include <kunit/test.h>
 
+struct ib_device;
+struct list_head;
 struct net;
 struct sockaddr_storage;
+struct xarray;
 
 /**
  * struct kiwi_test_module - what a loaded kiwi module must look like
@@ -51,5 +54,7 @@ int kiwi_test_family(struct kunit *test);
 unsigned int kiwi_test_fuzz_iters(void);
 unsigned int kiwi_test_flood_peers(void);
 unsigned int kiwi_test_stress_secs(void);
+int kiwi_test_dev_list_len(struct ib_device *dev, struct list_head *list);
+int kiwi_test_xa_len(struct xarray *xa);
 
 #endif /* _KIWI_TEST_H */

@@ -3,8 +3,10 @@
  * kiwi_testlib: helpers and fakes shared by kiwi's KUnit suites.
  */
 #include <linux/module.h>
+#include <linux/xarray.h>
 
 #include <kiwi/iw_cm.h>
+#include <rdma/ib_verbs.h>
 
 #include "kiwi_test.h"
 
@@ -77,6 +79,50 @@ static void __exit kiwi_testlib_exit(void)
 
 module_init(kiwi_testlib_init);
 module_exit(kiwi_testlib_exit);
+
+/**
+ * kiwi_test_dev_list_len() - the entries of one of a device's object lists
+ * @dev: the device
+ * @list: one of @dev's object lists: its pds, cqs, qps or mrs
+ *
+ * For the suites that check a scenario left nothing behind.
+ *
+ * Context: process context; takes the device's lock.
+ * Return: the number of entries.
+ */
+int kiwi_test_dev_list_len(struct ib_device *dev, struct list_head *list)
+{
+	struct list_head *pos;
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	list_for_each(pos, list)
+		n++;
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return n;
+}
+EXPORT_SYMBOL_GPL(kiwi_test_dev_list_len);
+
+/**
+ * kiwi_test_xa_len() - the entries of an xarray (a provider's QP numbers
+ *	or STags)
+ * @xa: the xarray
+ *
+ * Context: any context; walks @xa under RCU.
+ * Return: the number of entries.
+ */
+int kiwi_test_xa_len(struct xarray *xa)
+{
+	unsigned long index;
+	void *entry;
+	int n = 0;
+
+	xa_for_each(xa, index, entry)
+		n++;
+	return n;
+}
+EXPORT_SYMBOL_GPL(kiwi_test_xa_len);
 
 MODULE_DESCRIPTION("kiwi KUnit helpers");
 MODULE_LICENSE("GPL");

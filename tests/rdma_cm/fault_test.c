@@ -23,6 +23,7 @@
 #include <net/net_namespace.h>
 
 #include "verbs_util.h"
+#include "kiwi_test.h"
 #include "rdmacm_test.h"
 #include "cm.h"
 #include "softiw.h"
@@ -383,41 +384,17 @@ static const char *const rf_count_names[] = {
 
 #define RF_NCOUNT ARRAY_SIZE(rf_count_names)
 
-static int rf_list_len(struct ib_device *dev, struct list_head *list)
-{
-	struct list_head *pos;
-	unsigned long flags;
-	int n = 0;
-
-	spin_lock_irqsave(&dev->lock, flags);
-	list_for_each(pos, list)
-		n++;
-	spin_unlock_irqrestore(&dev->lock, flags);
-	return n;
-}
-
-static int rf_xa_len(struct xarray *xa)
-{
-	unsigned long index;
-	void *entry;
-	int n = 0;
-
-	xa_for_each(xa, index, entry)
-		n++;
-	return n;
-}
-
 static void rf_count(struct ib_device *dev, int *c)
 {
 	c[0] = kiwi_rdma_live_ids();
 	c[1] = kiwi_cm_live_ids();
 	c[2] = kiwi_softiw_live_ceps();
-	c[3] = rf_list_len(dev, &dev->pds);
-	c[4] = rf_list_len(dev, &dev->cqs);
-	c[5] = rf_list_len(dev, &dev->qps);
-	c[6] = rf_list_len(dev, &dev->mrs);
-	c[7] = rf_xa_len(&softiw_dev(dev)->qps);
-	c[8] = rf_xa_len(&softiw_dev(dev)->mrs);
+	c[3] = kiwi_test_dev_list_len(dev, &dev->pds);
+	c[4] = kiwi_test_dev_list_len(dev, &dev->cqs);
+	c[5] = kiwi_test_dev_list_len(dev, &dev->qps);
+	c[6] = kiwi_test_dev_list_len(dev, &dev->mrs);
+	c[7] = kiwi_test_xa_len(&softiw_dev(dev)->qps);
+	c[8] = kiwi_test_xa_len(&softiw_dev(dev)->mrs);
 }
 
 /*

@@ -446,42 +446,18 @@ static const char *const sf_count_names[] = {
 
 #define SF_NCOUNT ARRAY_SIZE(sf_count_names)
 
-static int sf_list_len(struct ib_device *dev, struct list_head *list)
-{
-	struct list_head *pos;
-	unsigned long flags;
-	int n = 0;
-
-	spin_lock_irqsave(&dev->lock, flags);
-	list_for_each(pos, list)
-		n++;
-	spin_unlock_irqrestore(&dev->lock, flags);
-	return n;
-}
-
-static int sf_xa_len(struct xarray *xa)
-{
-	unsigned long index;
-	void *entry;
-	int n = 0;
-
-	xa_for_each(xa, index, entry)
-		n++;
-	return n;
-}
-
 static void sf_count(struct ib_device *dev, int *c)
 {
 	struct softiw_device *sdev = softiw_dev(dev);
 
 	c[0] = kiwi_cm_live_ids();
 	c[1] = kiwi_softiw_live_ceps();
-	c[2] = sf_list_len(dev, &dev->pds);
-	c[3] = sf_list_len(dev, &dev->cqs);
-	c[4] = sf_list_len(dev, &dev->qps);
-	c[5] = sf_list_len(dev, &dev->mrs);
-	c[6] = sf_xa_len(&sdev->qps);
-	c[7] = sf_xa_len(&sdev->mrs);
+	c[2] = kiwi_test_dev_list_len(dev, &dev->pds);
+	c[3] = kiwi_test_dev_list_len(dev, &dev->cqs);
+	c[4] = kiwi_test_dev_list_len(dev, &dev->qps);
+	c[5] = kiwi_test_dev_list_len(dev, &dev->mrs);
+	c[6] = kiwi_test_xa_len(&sdev->qps);
+	c[7] = kiwi_test_xa_len(&sdev->mrs);
 }
 
 /*
