@@ -289,13 +289,14 @@ def print_nvme(st, args):
                 f"{num(s, 'send_with_invs')} SENDs with Invalidate")
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(doc, count_help=None):
+    """The command line scripts/demo.sh gives a demo-style VM's judge."""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--kernel", required=True)
     p.add_argument("--initrd", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--connections", type=int, required=True)
-    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--count", type=int, required=True, help=count_help)
     p.add_argument("--nvme-mib", type=int, default=0,
                    help="MiB the NVMe-oF step moves (0: no NVMe step)")
     p.add_argument("--qemu", default="qemu-system-x86_64")
@@ -306,18 +307,26 @@ def main():
     p.add_argument("--suite-timeout", type=int, default=300)
     p.add_argument("--require-kmemleak", action="store_true",
                    help="fail if the VM reports no kmemleak scan")
-    args = p.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+    return p.parse_args()
 
+
+def boot(args):
+    """Run the VM; (state, console, problems of booting and setting up)."""
+    os.makedirs(args.out, exist_ok=True)
     timeouts = kiwi_vm.run_vm(args, args.out)
     st = parse(kiwi_vm.read_lines(os.path.join(args.out, "results.log")))
     console = kiwi_vm.read_lines(os.path.join(args.out, "console.log"))
-
     problems = [f"timeout: {t} did not finish within its limit"
                 for t in timeouts]
     if st["boot"] is None:
         problems.append("the VM never reached /init (see console.log)")
     problems += [f"setup failed: {s}" for s in st["setup_failed"]]
+    return st, console, problems, timeouts
+
+
+def main():
+    args = arguments(__doc__)
+    st, console, problems, timeouts = boot(args)
     if st["boot"] is not None and not st["setup_failed"]:
         for name, _ in RUNS:
             problems += check_client(st, name, args)

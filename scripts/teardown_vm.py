@@ -12,7 +12,6 @@ kernel splat and kmemleak (on kiwi's test kernel) nothing allocated after
 /init ran.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -80,35 +79,9 @@ def check_round(st, name, args):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--kernel", required=True)
-    p.add_argument("--initrd", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--connections", type=int, required=True)
-    p.add_argument("--count", type=int, required=True,
-                   help="messages per connection of netns-gone's client")
-    p.add_argument("--nvme-mib", type=int, default=0, help="ignored")
-    p.add_argument("--qemu", default="qemu-system-x86_64")
-    p.add_argument("--memory", type=int, default=1024)
-    p.add_argument("--cpus", type=int, default=2)
-    p.add_argument("--append", default="")
-    p.add_argument("--boot-timeout", type=int, default=180)
-    p.add_argument("--suite-timeout", type=int, default=300)
-    p.add_argument("--require-kmemleak", action="store_true",
-                   help="fail if the VM reports no kmemleak scan")
-    args = p.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-
-    timeouts = kiwi_vm.run_vm(args, args.out)
-    st = demo_vm.parse(kiwi_vm.read_lines(os.path.join(args.out,
-                                                       "results.log")))
-    console = kiwi_vm.read_lines(os.path.join(args.out, "console.log"))
-
-    problems = [f"timeout: {t} did not finish within its limit"
-                for t in timeouts]
-    if st["boot"] is None:
-        problems.append("the VM never reached /init (see console.log)")
-    problems += [f"setup failed: {s}" for s in st["setup_failed"]]
+    args = demo_vm.arguments(
+        __doc__, "messages per connection of netns-gone's client")
+    st, console, problems, timeouts = demo_vm.boot(args)
     if st["boot"] is not None and not st["setup_failed"]:
         for name in ROUNDS:
             problems += check_round(st, name, args)
