@@ -87,18 +87,8 @@ static void stress_free(struct kunit_resource *res)
 
 static void stress_objects(struct ib_device *dev, int *qps, int *mrs)
 {
-	unsigned long flags;
-	struct ib_qp *qp;
-	struct ib_mr *mr;
-
-	*qps = 0;
-	*mrs = 0;
-	spin_lock_irqsave(&dev->lock, flags);
-	list_for_each_entry(qp, &dev->qps, node)
-		(*qps)++;
-	list_for_each_entry(mr, &dev->mrs, node)
-		(*mrs)++;
-	spin_unlock_irqrestore(&dev->lock, flags);
+	*qps = kiwi_test_dev_list_len(dev, &dev->qps);
+	*mrs = kiwi_test_dev_list_len(dev, &dev->mrs);
 }
 
 static long stress_live_ids(struct stress *s)
