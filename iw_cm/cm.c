@@ -89,6 +89,7 @@ static void kiwi_cm_free(struct kiwi_cm_priv *priv)
 	orphan = priv->flags & KIWI_CM_F_ORPHAN;
 	priv->flags |= KIWI_CM_F_FREEING;
 	spin_unlock_irqrestore(&priv->lock, flags);
+	kiwi_race_at(KIWI_RACE_CM_FREE, &priv->id);
 	if (orphan) {	/* @dev is gone */
 		spin_lock_irqsave(&kiwi_cm_orphans_lock, flags);
 		list_del(&priv->dev_node);
@@ -127,6 +128,7 @@ bool kiwi_cm_orphan(struct kiwi_cm_priv *priv)
 	unsigned int i;
 
 	lockdep_assert_held(&priv->id.device->lock);
+	kiwi_race_at(KIWI_RACE_CM_ORPHAN, &priv->id);
 	spin_lock(&priv->lock);
 	if (priv->flags & KIWI_CM_F_FREEING) {
 		spin_unlock(&priv->lock);

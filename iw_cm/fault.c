@@ -5,7 +5,8 @@
  * whose failure can be reported, asks kiwi_should_fail() first
  * (<kiwi/fault.h>); a test arms the n-th call to fail, runs a scenario,
  * and checks nothing leaked or hung. And a hook in the delivery of
- * events, to hold one at a chosen point.
+ * events, to hold one at a chosen point; and the race points, where a
+ * race suite runs its code inside a window a fix closed.
  */
 #include <linux/atomic.h>
 #include <linux/kernel.h>
@@ -23,6 +24,8 @@ static void (*kiwi_fault_hook_fn)(void *data);
 static void *kiwi_fault_hook_data;
 static kiwi_fault_deliver_fn kiwi_fault_deliver_hook;
 static void *kiwi_fault_deliver_data;
+static kiwi_race_fn kiwi_race_fns[KIWI_RACE_NR];
+static void *kiwi_race_data[KIWI_RACE_NR];
 
 /* Run the armed hook at its call, see kiwi_fault_hook_nth(). */
 static void kiwi_fault_run_hook(void)
@@ -156,3 +159,47 @@ void kiwi_fault_deliver(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
 	smp_rmb();	/* pairs with kiwi_fault_hook_deliver() */
 	fn(id, ev, READ_ONCE(kiwi_fault_deliver_data));
 }
+
+/**
+ * kiwi_race_hook() - run a function at a race point
+ * @where: the point
+ * @fn: called by every object passing @where (the suite filters on its
+ *	own), in the context the point documents; NULL disarms
+ * @data: passed to @fn
+ *
+ * Lets a race suite put the other party of a race inside the window a
+ * fix closed, every run: an orphaning held where it is about to take the
+ * id's lock while the last reference goes, say. Arm and disarm while none
+ * of the suite's objects can pass @where: an object passing meanwhile may
+ * see the old @fn with the new @data (NULL when disarmed).
+ *
+ * Context: any context.
+ */
+void kiwi_race_hook(enum kiwi_race_point where, kiwi_race_fn fn, void *data)
+{
+	if (WARN_ON_ONCE((unsigned int)where >= KIWI_RACE_NR))
+		return;
+	WRITE_ONCE(kiwi_race_fns[where], NULL);
+	WRITE_ONCE(kiwi_race_data[where], data);
+	smp_wmb();	/* @data before @fn: see kiwi_race_at() */
+	WRITE_ONCE(kiwi_race_fns[where], fn);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_race_hook);
+
+/**
+ * kiwi_race_at() - a race point
+ * @where: which one
+ * @obj: the object passing it
+ *
+ * Context: the one enum kiwi_race_point documents for @where.
+ */
+void kiwi_race_at(enum kiwi_race_point where, void *obj)
+{
+	kiwi_race_fn fn = READ_ONCE(kiwi_race_fns[where]);
+
+	if (!fn)
+		return;
+	smp_rmb();	/* pairs with kiwi_race_hook() */
+	fn(obj, READ_ONCE(kiwi_race_data[where]));
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_race_at);

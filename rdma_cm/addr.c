@@ -421,6 +421,7 @@ int kiwi_rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 				  kiwi_rdma_set_query, &query);
 	if (ret)
 		return ret;
+	kiwi_race_at(KIWI_RACE_RESOLVE_ADDR, id);
 	kiwi_rdma_queue(priv, 0);
 	return kiwi_rdma_leave(priv, KIWI_RDMA_CALL_RESOLVE_ADDR, 0);
 }

@@ -334,6 +334,7 @@ void kiwi_rdma_kick(struct kiwi_rdma_priv *priv, enum kiwi_rdma_todo todo)
 	set_bit(todo, &priv->todo);
 	mod_delayed_work(kiwi_rdma_id_wq, &priv->work, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(kiwi_rdma_kick);
 
 /**
  * kiwi_rdma_work() - the id's own events: removal, ADDR_CHANGE, the
