@@ -19,7 +19,9 @@
 #                          VM: two cases, scripts/dkms.sh)
 #      KIWI_KIT_RUNS       the conformance kit's runs (default "loop softiw")
 #      KIWI_SKIP_STATIC=1  skip the static checks (quick iteration)
-#      KIWI_SUITE_TIMEOUT  seconds a test module may run (default 300)
+#      KIWI_SUITE_TIMEOUT  seconds a test module may run (default 600;
+#                          kiwi_softiw_test takes about 150 under TCG
+#                          on an idle machine, twice that on a busy one)
 #      KIWI_VM_CPUS        vCPUs of the test module VMs (default 2; make
 #                          stress: 4)
 #      KIWI_BOOT_TIMEOUT   seconds a VM may take to boot (default 180)
@@ -188,7 +190,7 @@ fi
 vm=$build/vm
 if [ -n "$main_tests" ]; then
 	# shellcheck disable=SC2086
-	run_vm kiwi "$vm" "${KIWI_SUITE_TIMEOUT:-300}" "" $main_tests
+	run_vm kiwi "$vm" "${KIWI_SUITE_TIMEOUT:-600}" "" $main_tests
 fi
 # The provider conformance kit, once on kiwi_loop's devices and once on
 # softiw across the veth pair (tests/vm/init, run_setup).

@@ -6,6 +6,9 @@
 #include <asm/unaligned.h>
 #include <linux/delay.h>
 #include <linux/minmax.h>
+#include <linux/rcupdate.h>
+#include <linux/mm.h>
+#include <linux/vmstat.h>
 
 #include "cm.h"
 #include "cm_fixture.h"
@@ -194,4 +197,49 @@ void fuzz_ceps_settled(struct kunit *test, unsigned int ceps)
 	for (i = 0; i < 500 && kiwi_softiw_live_ceps() > ceps; i++)
 		msleep(20);
 	KUNIT_EXPECT_EQ(test, kiwi_softiw_live_ceps(), ceps);
+}
+
+/* Slab memory in use, KiB, once the frees RCU holds back are done. */
+static unsigned long fuzz_slab_kib(void)
+{
+	rcu_barrier();
+	return (global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
+		global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B)) <<
+	       (PAGE_SHIFT - 10);
+}
+
+/**
+ * fuzz_slab_start() - take slab's level at a case's start
+ * @slab: where, kept from one chunk of the case to the next
+ * @chunk: the chunk starting: only the first takes the level
+ *
+ * Context: process context; sleeps.
+ */
+void fuzz_slab_start(struct fuzz_slab *slab, unsigned int chunk)
+{
+	if (chunk)
+		return;
+	slab->base = fuzz_slab_kib();
+	slab->peak = 0;
+}
+
+/**
+ * fuzz_slab_check() - check slab after a batch, against its level at the
+ *	case's start
+ * @test: the case
+ * @slab: the level, from fuzz_slab_start()
+ *
+ * What frames leak adds up batch after batch and chunk after chunk; it
+ * must stay within FUZZ_SLAB_BOUND_KIB.
+ *
+ * Context: process context; sleeps.
+ */
+void fuzz_slab_check(struct kunit *test, struct fuzz_slab *slab)
+{
+	long grew = (long)fuzz_slab_kib() - (long)slab->base;
+
+	slab->peak = max(slab->peak, grew);
+	KUNIT_EXPECT_LE_MSG(test, grew, FUZZ_SLAB_BOUND_KIB,
+			    "slab grew %ld KiB since the first chunk",
+			    grew);
 }

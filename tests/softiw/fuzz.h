@@ -16,6 +16,22 @@
 #define FUZZ_SEED	0x6b697769ULL
 #define FUZZ_BATCH	200	/* frames between two legitimate exchanges */
 #define FUZZ_MAX_CHUNKS	256	/* KUnit parameters of one case, at most */
+/*
+ * How far slab may stand above its level at a case's start, after any
+ * batch of any chunk: the pages of the TIME_WAIT sockets and of the
+ * sockets the batches churn, which slab keeps in partly used pages.
+ */
+#define FUZZ_SLAB_BOUND_KIB	4096
+
+/**
+ * struct fuzz_slab - slab memory across the chunks of a case
+ * @base: KiB in use at the start of its first chunk
+ * @peak: the most it stood above @base after a batch, KiB
+ */
+struct fuzz_slab {
+	unsigned long base;
+	long peak;
+};
 
 u32 fuzz_rand(struct rnd_state *rnd, u32 below);
 int fuzz_append(struct rnd_state *rnd, u8 *buf, int len, int size);
@@ -28,5 +44,7 @@ const void *fuzz_chunk_next(const void *prev, char *desc,
 unsigned int fuzz_chunk_frames(struct kunit *test, unsigned int chunk,
 			       unsigned int *index);
 void fuzz_ceps_settled(struct kunit *test, unsigned int ceps);
+void fuzz_slab_start(struct fuzz_slab *slab, unsigned int chunk);
+void fuzz_slab_check(struct kunit *test, struct fuzz_slab *slab);
 
 #endif

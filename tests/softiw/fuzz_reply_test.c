@@ -115,6 +115,7 @@ struct fr_events {
  * @violations: the device's protocol violations before the run
  * @ceps: softiw's live endpoints before the run
  * @up: attempts the oracle accepted
+ * @slab: slab memory over the case's chunks
  */
 struct fr {
 	struct cmt *t;
@@ -133,7 +134,11 @@ struct fr {
 	unsigned long violations;
 	unsigned int ceps;
 	unsigned int up;
+	struct fuzz_slab *slab;
 };
+
+/* Slab across the case's chunks: the parameters run in order. */
+static struct fuzz_slab fr_slab;
 
 /* ---- the server ---- */
 
@@ -693,6 +698,7 @@ static void fr_legit(struct fr *f)
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
 	fr_close(f, false);
 	fr_end(f, -1);
+	fuzz_slab_check(test, f->slab);
 }
 
 static void fr_release(struct kunit_resource *res)
@@ -752,13 +758,17 @@ static void fuzz_mpa_reply(struct kunit *test)
 							   &chunk);
 
 	prandom_seed_state(&f->rnd, FUZZ_SEED + FR_PORT + chunk);
+	f->slab = &fr_slab;
+	fuzz_slab_start(f->slab, chunk);
 	for (i = 0; i < iters; i++) {
 		fr_one(f, chunk * FR_CHUNK + i);
 		if ((i + 1) % FUZZ_BATCH == 0)
 			fr_legit(f);
 	}
 	fr_legit(f);
-	kunit_info(test, "%u mutated Replies, %u acceptable", iters, f->up);
+	pr_info("%s chunk %u: %u mutated Replies, %u acceptable; slab %lu KiB at the start, at most %ld KiB more since\n",
+		__func__, chunk, iters, f->up, f->slab->base,
+		f->slab->peak);
 	kunit_destroy_resource(test, fr_sock_match, f->lst);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);

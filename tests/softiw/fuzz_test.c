@@ -7,16 +7,21 @@
  * mutated (bits flipped, cut short, lying PD_Length, bytes appended,
  * sent a byte at a time), the connection closed by FIN or RST.
  * fuzz_fpdu: after a good MPA exchange and an accept, FPDUs built valid
- * (SENDs), then mutated in header, length, payload or CRC, the CRC
- * recomputed half the time so that the mutation reaches DDP and RDMAP.
+ * (SENDs of the four kinds, RDMA WRITEs to a registered region, Read
+ * Requests of it, unsolicited Read Responses, TERMINATEs), three in four
+ * then mutated in header (MSN, MO, STag, TO, queue, opcode, versions),
+ * length, payload or CRC, the CRC recomputed half the time so that the
+ * mutation reaches DDP and RDMAP.
  *
- * After every batch a legitimate client connects and is served; at the
- * end no endpoint or id is left behind. KASAN, UBSAN, lockdep and
+ * After every batch a legitimate client connects and is served, and slab
+ * stands within FUZZ_SLAB_BOUND_KIB of its level at the first chunk's
+ * start; at the end no endpoint or id is left behind. KASAN, UBSAN, lockdep and
  * kmemleak judge the rest. kiwi_testlib's fuzz_iters sets the frames of
  * each kind: make check runs a few hundred, make stress 100,000.
  * fuzz_reply_test.c fuzzes the other direction: MPA Replies to softiw's
  * active side.
  */
+#include <asm/unaligned.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -37,6 +42,12 @@
 #define FUZZ_PER_CONN	8	/* mutated FPDUs per accepted connection */
 #define FUZZ_RECVS	8
 #define FUZZ_LEGIT	"kiwi-legit"
+#define FUZZ_REGION	512	/* bytes the peer may write and read */
+/* RDMAP opcodes of the SENDs (RFC 5040 section 4.3) */
+#define FUZZ_OP_SEND		0x3
+#define FUZZ_OP_SEND_INV	0x4
+#define FUZZ_OP_SEND_SE		0x5
+#define FUZZ_OP_SEND_SE_INV	0x6
 /*
  * Frames of one case run: KUnit gives a case 300 s, and the hung-task
  * detector watches insmod, which waits for it; about 45 s under TCG.
@@ -54,7 +65,9 @@
  * @cq: the accepted QPs' CQ
  * @buf: their receive memory
  * @mr: @buf's MR
+ * @rmr: the region the peer's WRITEs and Read Requests aim at
  * @ceps: softiw's live endpoints before the listener
+ * @slab: slab memory over the case's chunks
  */
 struct fuzz {
 	struct cmt *t;
@@ -66,8 +79,15 @@ struct fuzz {
 	struct ib_cq *cq;
 	u8 *buf;
 	struct ib_mr *mr;
+	struct ib_mr *rmr;
 	unsigned int ceps;
+	struct fuzz_slab *slab;
 };
+
+/* Slab across the chunks of each case: the parameters run in order. */
+static struct fuzz_slab fuzz_request_slab, fuzz_fpdu_slab;
+
+static const char fuzz_data[] = "0123456789abcdefghijklmnopqrstuvwxyz";
 
 /*
  * The listener's handler: a request whose private data starts with
@@ -110,6 +130,8 @@ static struct fuzz *fuzz_setup(struct kunit *test, u16 port)
 	init_completion(&f->req);
 	f->buf = cmt_buf(f->t, FUZZ_RECVS * 256);
 	f->mr = cmt_mr(f->t, f->buf, FUZZ_RECVS * 256, IB_ACCESS_LOCAL_WRITE);
+	f->rmr = cmt_mr(f->t, cmt_buf(f->t, FUZZ_REGION), FUZZ_REGION,
+			KIWI_ACCESS_ALL);
 	f->cq = kiwi_create_cq(f->t->dev, NULL, NULL, NULL, &attr);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(f->cq));
 	f->ceps = kiwi_softiw_live_ceps();
@@ -153,7 +175,7 @@ static struct ib_qp *fuzz_accept(struct fuzz *f, struct kiwi_cm_id *child)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct ib_qp_attr attr = { .qp_access_flags = KIWI_QP_ACCESS_IWARP };
-	struct kiwi_conn_param cp = { .ird = 1, .ord = 1 };
+	struct kiwi_conn_param cp = { .ird = 4, .ord = 1 };
 	struct ib_qp *qp = kiwi_create_qp(f->t->pd, &init);
 	int i;
 
@@ -250,6 +272,7 @@ static void fuzz_legit(struct fuzz *f)
 	kiwi_cm_destroy_id(child);
 	kiwi_destroy_qp(qp);
 	fuzz_drain(f);
+	fuzz_slab_check(test, f->slab);
 }
 
 static const void *fuzz_chunk_gen(const void *prev, char *desc)
@@ -267,6 +290,8 @@ static void fuzz_mpa_request(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	prandom_seed_state(&f->rnd, FUZZ_SEED + 22501 + chunk);
+	f->slab = &fuzz_request_slab;
+	fuzz_slab_start(f->slab, chunk);
 	for (i = 0; i < iters; i++) {
 		struct socket *s = cmt_raw_connect(test, f->t->port);
 
@@ -279,29 +304,128 @@ static void fuzz_mpa_request(struct kunit *test)
 			fuzz_legit(f);
 	}
 	fuzz_legit(f);
-	kunit_info(test, "%u mutated Requests, %d made a CONNECT_REQUEST",
-		   iters, atomic_read(&f->requests));
+	pr_info("%s chunk %u: %u mutated Requests, %d made a CONNECT_REQUEST; slab %lu KiB at the start, at most %ld KiB more since\n",
+		__func__, chunk, iters, atomic_read(&f->requests),
+		f->slab->base, f->slab->peak);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
 	kiwi_destroy_cq(f->cq);
 }
 
-/* One connection: up to FUZZ_PER_CONN mutated FPDUs. Return: sent. */
+/* A connection's next MSNs: SEND (queue 0) and Read Request (queue 1). */
+struct fuzz_conn {
+	u32 msn[2];
+	bool crc;
+};
+
+/* Write the CRC of the FPDU of @len bytes at @buf into its last word. */
+static void fuzz_fpdu_seal(u8 *buf, int len)
+{
+	__le32 sum = kiwi_softiw_fpdu_crc(buf, len - 4);
+
+	memcpy(buf + len - 4, &sum, 4);
+}
+
+/*
+ * A valid untagged FPDU on queue 0 of SEND opcode @op (RFC 5040 section
+ * 4.3); those that invalidate name an STag no MR has.
+ */
+static int fuzz_fpdu_send(struct fuzz *f, struct fuzz_conn *c, u8 *buf,
+			  u8 op, u16 len)
+{
+	struct hostile_fpdu fp = { .ctrl = 0x4140 | op, .msn = c->msn[0]++,
+				   .data = fuzz_data, .len = len };
+	int n = hostile_fpdu_put(buf, &fp, false);
+
+	if (op == FUZZ_OP_SEND_INV || op == FUZZ_OP_SEND_SE_INV)
+		put_unaligned_be32(f->rmr->rkey + 1 + fuzz_rand(&f->rnd, 255),
+				   buf + 4);
+	return n;
+}
+
+/* A TERMINATE (RFC 5040 section 4.8): queue 2, MSN 1, one cause word. */
+static int fuzz_fpdu_term(struct fuzz *f, u8 *buf)
+{
+	u8 cause[4];
+	struct hostile_fpdu fp = { .ctrl = 0x4147, .msn = 1, .qn = 2,
+				   .data = cause, .len = sizeof(cause) };
+
+	put_unaligned_be32(prandom_u32_state(&f->rnd) & 0xffff0000, cause);
+	return hostile_fpdu_put(buf, &fp, false);
+}
+
+/*
+ * A valid FPDU of a kind drawn at random: a SEND of each kind, an RDMA
+ * WRITE (whole, or a first segment) to the region, a Read Request of the
+ * region, an unsolicited Read Response, a TERMINATE.
+ * Return: its length; *@hdr: its header bytes, which mutations aim at.
+ */
+static int fuzz_fpdu_build(struct fuzz *f, struct fuzz_conn *c, u8 *buf,
+			   int *hdr)
+{
+	u16 len = 1 + fuzz_rand(&f->rnd, sizeof(fuzz_data) - 1);
+	u64 to = f->rmr->iova + fuzz_rand(&f->rnd, FUZZ_REGION - len);
+	int n;
+
+	*hdr = 20;
+	switch (fuzz_rand(&f->rnd, 8)) {
+	case 0:
+		n = fuzz_fpdu_send(f, c, buf, FUZZ_OP_SEND, len);
+		break;
+	case 1:
+		n = fuzz_fpdu_send(f, c, buf, FUZZ_OP_SEND_SE, len);
+		break;
+	case 2:
+		n = fuzz_fpdu_send(f, c, buf, FUZZ_OP_SEND_INV +
+				   2 * fuzz_rand(&f->rnd, 2), len);
+		break;
+	case 3:
+	case 4:
+		*hdr = 16;
+		n = hostile_tagged_put(buf, HOSTILE_WRITE_LAST &
+				       ~(fuzz_rand(&f->rnd, 4) ? 0 : 0x4000),
+				       f->rmr->rkey, to, fuzz_data, len);
+		break;
+	case 5:
+		*hdr = 48;
+		n = hostile_rreq_put(buf, c->msn[1]++, prandom_u32_state(&f->rnd),
+				     prandom_u32_state(&f->rnd), len,
+				     f->rmr->rkey, to);
+		break;
+	case 6:
+		*hdr = 16;
+		n = hostile_tagged_put(buf, HOSTILE_RRESP_LAST,
+				       prandom_u32_state(&f->rnd), to,
+				       fuzz_data, len);
+		break;
+	default:
+		n = fuzz_fpdu_term(f, buf);
+		break;
+	}
+	if (c->crc)
+		fuzz_fpdu_seal(buf, n);
+	return n;
+}
+
+/*
+ * One connection: up to FUZZ_PER_CONN FPDUs, three in four of them
+ * mutated. Return: the mutated FPDUs sent.
+ */
 static unsigned int fuzz_fpdu_conn(struct fuzz *f, u8 *buf,
 				   unsigned int left)
 {
 	struct kunit *test = f->t->test;
-	static const char data[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	struct fuzz_conn c = { .msn = { 1, 1 }, .crc = fuzz_rand(&f->rnd, 2) };
 	struct kiwi_softiw_mpa_info info = {
-		.rev = 1, .crc = fuzz_rand(&f->rnd, 2),
+		.rev = 1, .crc = c.crc,
 		.pdata = (const u8 *)FUZZ_LEGIT, .pd_len = strlen(FUZZ_LEGIT),
 	};
-	unsigned int n = min_t(unsigned int, left, FUZZ_PER_CONN), i;
+	unsigned int mutated = 0, i;
 	struct kiwi_cm_id *child;
 	struct socket *s;
 	struct ib_qp *qp;
 	u8 rep[20];
-	int len;
+	int len, hdr;
 
 	s = cmt_raw_connect(test, f->t->port);
 	len = kiwi_softiw_mpa_build(SOFTIW_MPA_REQUEST, &info, buf,
@@ -312,31 +436,26 @@ static unsigned int fuzz_fpdu_conn(struct fuzz *f, u8 *buf,
 	qp = fuzz_accept(f, child);
 	KUNIT_ASSERT_NOT_NULL(test, qp);
 	KUNIT_ASSERT_EQ(test, hostile_recv_all(s, rep, sizeof(rep)), 20);
-	for (i = 0; i < n; i++) {
-		struct hostile_fpdu fp = {
-			.ctrl = HOSTILE_SEND_LAST, .msn = 1 + i,
-			.data = data,
-			.len = 1 + fuzz_rand(&f->rnd, sizeof(data) - 1),
-		};
-		bool crc = info.crc && fuzz_rand(&f->rnd, 2);
-
-		len = hostile_fpdu_put(buf, &fp, info.crc);
-		len = fuzz_mutate(&f->rnd, buf, len, FUZZ_FRAME, 20, 0);
-		if (crc && len >= 8) {	/* the mutation reaches DDP, RDMAP */
-			__le32 sum = kiwi_softiw_fpdu_crc(buf, len - 4);
-
-			memcpy(buf + len - 4, &sum, 4);
+	for (i = 0; i < FUZZ_PER_CONN && mutated < left; i++) {
+		len = fuzz_fpdu_build(f, &c, buf, &hdr);
+		if (fuzz_rand(&f->rnd, 4)) {
+			len = fuzz_mutate(&f->rnd, buf, len, FUZZ_FRAME, hdr,
+					  0);
+			/* the CRC made right: the mutation reaches DDP */
+			if (c.crc && len >= 8 && fuzz_rand(&f->rnd, 2))
+				fuzz_fpdu_seal(buf, len);
+			mutated++;
 		}
 		fuzz_send(&f->rnd, s, buf, len);
 	}
-	/* whatever softiw answers (a TERMINATE, its FIN), or nothing */
+	/* whatever softiw answers (Read Responses, a TERMINATE, its FIN) */
 	while (cmt_raw_recv(s, buf, FUZZ_FRAME, 20) > 0)
 		;
 	cmt_raw_close(s, fuzz_rand(&f->rnd, 2));
 	kiwi_cm_destroy_id(child);
 	kiwi_destroy_qp(qp);
 	fuzz_drain(f);
-	return n;
+	return mutated;
 }
 
 static void fuzz_fpdu(struct kunit *test)
@@ -348,6 +467,8 @@ static void fuzz_fpdu(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	prandom_seed_state(&f->rnd, FUZZ_SEED + 22502 + chunk);
+	f->slab = &fuzz_fpdu_slab;
+	fuzz_slab_start(f->slab, chunk);
 	while (sent < iters) {
 		sent += fuzz_fpdu_conn(f, buf, iters - sent);
 		if (sent >= next) {
@@ -356,7 +477,8 @@ static void fuzz_fpdu(struct kunit *test)
 		}
 	}
 	fuzz_legit(f);
-	kunit_info(test, "%u mutated FPDUs", sent);
+	pr_info("%s chunk %u: %u mutated FPDUs; slab %lu KiB at the start, at most %ld KiB more since\n",
+		__func__, chunk, sent, f->slab->base, f->slab->peak);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
 	kiwi_destroy_cq(f->cq);

@@ -174,6 +174,63 @@ int hostile_fpdu_put(u8 *buf, const struct hostile_fpdu *f, bool crc)
 }
 
 /**
+ * hostile_tagged_put() - lay out a tagged FPDU, without a CRC
+ * @buf: where
+ * @ctrl: the two DDP/RDMAP control bytes
+ * @stag: its STag
+ * @to: its tagged offset
+ * @data: payload
+ * @len: payload bytes
+ *
+ * RFC 5041 section 4.3; the CRC's place holds 0.
+ *
+ * Return: its size on the wire.
+ */
+int hostile_tagged_put(u8 *buf, u16 ctrl, u32 stag, u64 to,
+		       const void *data, u16 len)
+{
+	int n = 2 + 14 + len;
+
+	put_unaligned_be16(14 + len, buf);
+	put_unaligned_be16(ctrl, buf + 2);
+	put_unaligned_be32(stag, buf + 4);
+	put_unaligned_be64(to, buf + 8);
+	memcpy(buf + 16, data, len);
+	while (n % 4)
+		buf[n++] = 0;
+	memset(buf + n, 0, 4);
+	return n + 4;
+}
+
+/**
+ * hostile_rreq_put() - lay out a Read Request FPDU, without a CRC
+ * @buf: where
+ * @msn: its MSN on queue 1
+ * @sink_stag: the requester's STag
+ * @sink_to: the requester's tagged offset
+ * @size: bytes asked for
+ * @src_stag: the STag read from
+ * @src_to: the tagged offset read from
+ *
+ * RFC 5040 section 4.4.
+ *
+ * Return: its size on the wire.
+ */
+int hostile_rreq_put(u8 *buf, u32 msn, u32 sink_stag, u64 sink_to,
+		     u32 size, u32 src_stag, u64 src_to)
+{
+	u8 body[28];
+	const struct hostile_fpdu f = { HOSTILE_RREQ, msn, 0, body, 28, 1 };
+
+	put_unaligned_be32(sink_stag, body);
+	put_unaligned_be64(sink_to, body + 4);
+	put_unaligned_be32(size, body + 12);
+	put_unaligned_be32(src_stag, body + 16);
+	put_unaligned_be64(src_to, body + 20);
+	return hostile_fpdu_put(buf, &f, false);
+}
+
+/**
  * hostile_recv_fpdu() - read one whole FPDU (no CRC)
  * @s: the socket
  * @buf: where

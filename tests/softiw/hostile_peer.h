@@ -13,6 +13,9 @@
 #define KEY_REQ "MPA ID Req Frame"
 #define KEY_REP "MPA ID Rep Frame"
 #define HOSTILE_SEND_LAST 0x4143	/* L, DDP v1 | RDMAP v1, SEND */
+#define HOSTILE_WRITE_LAST	0xc140	/* T, L, DDP v1 | RDMAP v1, WRITE */
+#define HOSTILE_RRESP_LAST	0xc142	/* T, L, Read Response */
+#define HOSTILE_RREQ		0x4141	/* L, Read Request */
 
 /**
  * struct hostile_peer - a raw client connected over MPA to a softiw QP
@@ -74,6 +77,10 @@ void hostile_peer_connect_ird(struct cmt *t, struct hostile_peer *p,
 void hostile_peer_connect(struct cmt *t, struct hostile_peer *p,
 			  bool crc, int nrecv);
 int hostile_fpdu_put(u8 *buf, const struct hostile_fpdu *f, bool crc);
+int hostile_tagged_put(u8 *buf, u16 ctrl, u32 stag, u64 to,
+		       const void *data, u16 len);
+int hostile_rreq_put(u8 *buf, u32 msn, u32 sink_stag, u64 sink_to,
+		     u32 size, u32 src_stag, u64 src_to);
 int hostile_recv_fpdu(struct socket *s, u8 *buf, int size);
 int hostile_post(struct ib_qp *qp, u64 wr_id, int opcode, struct ib_mr *mr,
 		 u32 off, u32 len, u64 raddr, u32 rkey);

@@ -617,43 +617,8 @@ close:
 
 /* ---- tagged traffic: RDMA WRITE and READ against a raw peer ---- */
 
-#define HOSTILE_WRITE_LAST	0xc140	/* T, L, DDP v1 | RDMAP v1, WRITE */
-#define HOSTILE_RRESP_LAST	0xc142	/* T, L, Read Response */
-#define HOSTILE_RREQ		0x4141	/* L, Read Request */
 #define HOSTILE_REGION		256	/* bytes registered, at offset 256 */
 #define HOSTILE_GUARD		0x5a
-
-/* Lay out a tagged FPDU (RFC 5041 section 4.3): STag, TO, payload. */
-static int hostile_tagged_put(u8 *buf, u16 ctrl, u32 stag, u64 to,
-			      const void *data, u16 len)
-{
-	int n = 2 + 14 + len;
-
-	put_unaligned_be16(14 + len, buf);
-	put_unaligned_be16(ctrl, buf + 2);
-	put_unaligned_be32(stag, buf + 4);
-	put_unaligned_be64(to, buf + 8);
-	memcpy(buf + 16, data, len);
-	while (n % 4)
-		buf[n++] = 0;
-	memset(buf + n, 0, 4);	/* no CRC negotiated */
-	return n + 4;
-}
-
-/* A Read Request (RFC 5040 section 4.4) with MSN @msn, as an FPDU. */
-static int hostile_rreq_put(u8 *buf, u32 msn, u32 sink_stag, u64 sink_to,
-			    u32 size, u32 src_stag, u64 src_to)
-{
-	u8 body[28];
-	const struct hostile_fpdu f = { HOSTILE_RREQ, msn, 0, body, 28, 1 };
-
-	put_unaligned_be32(sink_stag, body);
-	put_unaligned_be64(sink_to, body + 4);
-	put_unaligned_be32(size, body + 12);
-	put_unaligned_be32(src_stag, body + 16);
-	put_unaligned_be64(src_to, body + 20);
-	return hostile_fpdu_put(buf, &f, false);
-}
 
 /*
  * softiw's RDMA WRITE and Read Request on the wire, byte by byte (RFC
