@@ -598,6 +598,8 @@ static int kiwi_event_child(struct kiwi_cm_priv *listener,
 	child->id.ird = ev->ird;
 	child->id.ord = ev->ord;
 	child->id.opts = listener->id.opts;
+	child->id.tos = listener->id.tos;
+	child->id.tos_set = listener->id.tos_set;
 	child->flags |= KIWI_CM_F_USED;
 	child->seen |= BIT(KIWI_CM_EVENT_CONNECT_REQUEST);
 

@@ -193,6 +193,7 @@ static int kiwi_rdma_request(struct kiwi_rdma_priv *listener,
 	child->id.route.addr.src_addr = cm->local_addr;
 	child->id.route.addr.dst_addr = cm->remote_addr;
 	child->id.route.tos = listener->id.route.tos;
+	child->id.route.tos_set = listener->id.route.tos_set;
 	kiwi_rdma_fill(&rev, ev, row->event);
 	if (kiwi_rdma_deliver(child, &rev, NULL))
 		kiwi_rdma_teardown(child, NULL);

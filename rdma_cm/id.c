@@ -827,13 +827,18 @@ EXPORT_SYMBOL_GPL(kiwi_rdma_destroy_id);
  *
  * Takes effect at the next route resolution: set between
  * rdma_resolve_addr() and rdma_resolve_route(), the route is looked up
- * with it.
+ * with it. Set before rdma_connect() or rdma_listen(), it is also the
+ * TOS (traffic class) of the connection's TCP socket, or of the
+ * listener's and so of each connection it accepts (the provider's TCP
+ * keeps the ECN bits). Without this call the sockets keep the kernel's
+ * default.
  *
  * Context: any context.
  */
 void kiwi_rdma_set_service_type(struct rdma_cm_id *id, int tos)
 {
 	WRITE_ONCE(id->route.tos, (u8)tos);
+	WRITE_ONCE(id->route.tos_set, true);
 }
 EXPORT_SYMBOL_GPL(kiwi_rdma_set_service_type);
 

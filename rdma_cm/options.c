@@ -127,6 +127,9 @@ EXPORT_SYMBOL_GPL(kiwi_rdma_set_option);
  * @priv: the owner
  * @cm: the iw_cm id, neither listening nor connecting yet
  *
+ * The iWARP options, and the type of service if rdma_set_service_type()
+ * set one (for the provider's TCP socket).
+ *
  * Context: any context.
  */
 void kiwi_rdma_apply_options(struct kiwi_rdma_priv *priv,
@@ -136,6 +139,8 @@ void kiwi_rdma_apply_options(struct kiwi_rdma_priv *priv,
 	unsigned long flags;
 	int i;
 
+	cm->tos_set = READ_ONCE(priv->id.route.tos_set);
+	cm->tos = cm->tos_set ? READ_ONCE(priv->id.route.tos) : 0;
 	spin_lock_irqsave(&priv->lock, flags);
 	if (priv->iwarp)
 		opts = *priv->iwarp;

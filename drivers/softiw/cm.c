@@ -170,6 +170,11 @@ struct softiw_cep *softiw_cep_passive(struct softiw_listener *lst,
 	list_add_tail(&cep->pending, &lst->pending);
 	lst->npending++;
 	tcp_sock_set_nodelay(sock->sk);
+	/*
+	 * The clone has the listener's TOS already, unless
+	 * net.ipv4.tcp_reflect_tos gave it the SYN's: the id's wins.
+	 */
+	softiw_sock_set_tos(sock, lst->id);
 	softiw_sock_attach(sock, cep, softiw_cep_sk_event, &cep->cbs);
 	/* An accepted socket was cloned with the listener's callbacks. */
 	cep->cbs = lst->cbs;
@@ -351,6 +356,35 @@ bool kiwi_softiw_qp_dead_peer(struct ib_qp *qp,
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_dead_peer);
 
 /**
+ * kiwi_softiw_qp_tos() - the type of service of a QP's connection, for
+ *	tests
+ * @qp: the QP
+ * @tos: set to what its socket sends with, and on the passive side what
+ *	the peer's handshake came with (softiw_sock_tos_of())
+ *
+ * Context: process context, may sleep.
+ * Return: true if the QP is bound to an endpoint with a socket.
+ */
+bool kiwi_softiw_qp_tos(struct ib_qp *qp, struct softiw_tos *tos)
+{
+	struct softiw_cep *cep = softiw_qp_get_cep(softiw_qp(qp));
+	bool found = false;
+
+	might_sleep();
+	if (!cep)
+		return false;
+	mutex_lock(&cep->lock);
+	if (cep->sock) {
+		softiw_sock_tos_of(cep->sock, tos);
+		found = true;
+	}
+	mutex_unlock(&cep->lock);
+	softiw_cep_put(cep);
+	return found;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_qp_tos);
+
+/**
  * softiw_cep_close_pending() - drop a connection still waiting for its
  *	MPA request because its listener is going away
  * @cep: the endpoint; the caller holds a reference
@@ -381,6 +415,7 @@ static int softiw_cep_start_connect(struct softiw_cep *cep,
 {
 	int ret;
 
+	softiw_sock_set_tos(cep->sock, id);	/* before the SYN */
 	ret = softiw_sock_bind_local(cep->sock, &id->local_addr,
 				     cep->sdev->kdev.netdev->ifindex);
 	if (ret)

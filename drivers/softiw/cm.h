@@ -472,6 +472,8 @@ void softiw_sock_watch_space(struct socket *sock,
 void softiw_sock_dead_peer(struct socket *sock, unsigned int ms);
 bool softiw_sock_dead_peer_of(struct socket *sock,
 			      struct softiw_dead_peer *plan);
+void softiw_sock_set_tos(struct socket *sock, const struct kiwi_cm_id *id);
+void softiw_sock_tos_of(struct socket *sock, struct softiw_tos *tos);
 int softiw_sock_send(struct socket *sock, const void *buf, size_t len);
 int softiw_sock_recv(struct socket *sock, void *buf, size_t len);
 int softiw_sock_addrs(struct socket *sock, struct sockaddr_storage *local,

@@ -6,6 +6,7 @@
  * dropped for the new one: peers that connect and stay silent cannot lock
  * out clients, which send their request at once.
  */
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
@@ -150,6 +151,7 @@ static int softiw_listener_open(struct softiw_listener *lst,
 	if (ret)
 		return ret;
 	sock_set_reuseaddr(lst->sock->sk);
+	softiw_sock_set_tos(lst->sock, lst->id);
 	if (softiw_addr_any(addr)) {
 		ret = sock_bindtoindex(lst->sock->sk,
 				       lst->sdev->kdev.netdev->ifindex, true);
@@ -246,3 +248,20 @@ int softiw_destroy_listen(struct kiwi_cm_id *id)
 	softiw_listener_put(lst);
 	return 0;
 }
+
+/**
+ * kiwi_softiw_listener_tos() - the type of service of a listener's
+ *	socket, for tests
+ * @id: an id listening on a softiw device
+ * @tos: set to what its socket sends with (its SYN-ACKs; the sockets TCP
+ *	clones from it start with the same)
+ *
+ * Context: process context, may sleep; the caller keeps @id listening.
+ */
+void kiwi_softiw_listener_tos(struct kiwi_cm_id *id, struct softiw_tos *tos)
+{
+	struct softiw_listener *lst = id->provider_data;
+
+	softiw_sock_tos_of(lst->sock, tos);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_listener_tos);

@@ -10,7 +10,9 @@
 #include <linux/net.h>
 #include <linux/random.h>
 #include <linux/tcp.h>
+#include <net/inet_ecn.h>
 #include <net/inet_sock.h>
+#include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -203,6 +205,85 @@ bool softiw_sock_dead_peer_of(struct socket *sock,
 	plan->intvl_s = READ_ONCE(tp->keepalive_intvl) / HZ;
 	plan->timeout_ms = READ_ONCE(inet_csk(sock->sk)->icsk_user_timeout);
 	return sock_flag(sock->sk, SOCK_KEEPOPEN);
+}
+
+/*
+ * What IPV6_TCLASS does for a stream socket: the class without its ECN
+ * bits, which stay TCP's, and a fresh route for the new class.
+ */
+static void softiw_sock_set_tclass(struct sock *sk, u8 tclass)
+{
+	struct ipv6_pinfo *np;
+	u8 val;
+
+	lock_sock(sk);
+	np = inet6_sk(sk);
+	if (np) {
+		val = (tclass & ~INET_ECN_MASK) | (np->tclass & INET_ECN_MASK);
+		if (np->tclass != val) {
+			np->tclass = val;
+			sk_dst_reset(sk);
+		}
+	}
+	release_sock(sk);
+}
+
+/**
+ * softiw_sock_set_tos() - give a socket the type of service of its id
+ * @sock: a TCP socket: one not connected yet, a listener, or one just
+ *	accepted
+ * @id: the cm_id; nothing changes unless its owner set @id->tos
+ *	(@id->tos_set), so that the socket otherwise keeps the kernel's
+ *	default
+ *
+ * IPv4: the IP TOS, as IP_TOS sets it; IPv6: the traffic class, as
+ * IPV6_TCLASS sets it. Either way TCP keeps the ECN bits. Set on a
+ * socket before connect(), the SYN and every later segment carry it; set
+ * on a listener, the SYN-ACK and the connections TCP clones from it.
+ *
+ * Context: process context, may sleep.
+ */
+void softiw_sock_set_tos(struct socket *sock, const struct kiwi_cm_id *id)
+{
+	struct sock *sk = sock->sk;
+
+	if (!id->tos_set)
+		return;
+	if (sk->sk_family == AF_INET)
+		ip_sock_set_tos(sk, id->tos);
+	else if (sk->sk_family == AF_INET6)
+		softiw_sock_set_tclass(sk, id->tos);
+}
+
+/**
+ * softiw_sock_tos_of() - the type of service a socket sends and received
+ * @sock: the socket
+ * @tos: set to what it sends with: the IPv4 TOS or the IPv6 traffic
+ *	class, ECN bits included
+ *
+ * For a socket TCP accepted, @tos->received is the TOS (traffic class)
+ * byte of the packet that completed the peer's handshake (the ACK, or
+ * the SYN for a fast open): what the peer's socket sent with. TCP
+ * records it at accept and not after; for another socket it is 0.
+ *
+ * Context: process context, may sleep.
+ */
+void softiw_sock_tos_of(struct socket *sock, struct softiw_tos *tos)
+{
+	struct sock *sk = sock->sk;
+	struct ipv6_pinfo *np;
+
+	memset(tos, 0, sizeof(*tos));
+	lock_sock(sk);
+	np = sk->sk_family == AF_INET6 ? inet6_sk(sk) : NULL;
+	if (np) {
+		tos->sent = np->tclass;
+		tos->received = ip6_tclass(np->rcv_flowinfo);
+	} else {
+		tos->sent = inet_sk(sk)->tos;
+		tos->received = inet_sk(sk)->rcv_tos;
+	}
+	release_sock(sk);
 }
 
 /**

@@ -422,6 +422,17 @@ struct softiw_dead_peer {
 	unsigned int timeout_ms;
 };
 
+/**
+ * struct softiw_tos - the type of service of a connection's socket
+ * @sent: the IPv4 TOS or IPv6 traffic class its segments carry
+ * @received: on the passive side, the one the peer's handshake carried;
+ *	0 on the active side
+ */
+struct softiw_tos {
+	u8 sent;
+	u8 received;
+};
+
 enum ib_qp_state kiwi_softiw_qp_state(struct ib_qp *qp);
 u16 kiwi_softiw_qp_mulpdu(struct ib_qp *qp);
 u64 kiwi_softiw_qp_tx_fpdus(struct ib_qp *qp);
@@ -432,6 +443,8 @@ bool kiwi_softiw_qp_terminate(struct ib_qp *qp, u32 *ctrl);
 void kiwi_softiw_qp_depths(struct ib_qp *qp, u16 *ird, u16 *ord);
 bool kiwi_softiw_qp_dead_peer(struct ib_qp *qp,
 			      struct softiw_dead_peer *plan);
+bool kiwi_softiw_qp_tos(struct ib_qp *qp, struct softiw_tos *tos);
+void kiwi_softiw_listener_tos(struct kiwi_cm_id *id, struct softiw_tos *tos);
 
 /* socket.c */
 void kiwi_softiw_dead_peer_plan(unsigned int ms, u32 rnd,

@@ -17,7 +17,7 @@
  * kiwi modules changes, so that modules built from different kiwi trees
  * refuse to bind rather than misread each other's memory.
  */
-#define KIWI_ABI_VERSION 3
+#define KIWI_ABI_VERSION 4
 
 /* RFC 5044 caps MPA private data at 512 bytes. */
 #define KIWI_CM_MAX_PRIVATE_DATA 512
@@ -191,6 +191,12 @@ struct kiwi_iwarp_opts {
  *	(CONNECT_REPLY, ESTABLISHED: this end's IRD)
  * @opts: iWARP options (kiwi_cm_set_option()); a child id has its
  *	listener's
+ * @tos: type of service of the provider's TCP connection: the IPv4 TOS
+ *	byte, or the IPv6 traffic class (its ECN bits are TCP's); read only
+ *	if @tos_set. Set by the owner before listen/connect (rdma_cm: from
+ *	rdma_set_service_type()); a child id has its listener's
+ * @tos_set: @tos was set; if not, the provider leaves its sockets the
+ *	kernel's default
  *
  * Allocated and freed by the core; see kiwi_cm_create_id(). A provider may
  * read everything and write @provider_data; nothing else is writable.
@@ -204,6 +210,8 @@ struct kiwi_cm_id {
 	struct sockaddr_storage remote_addr;
 	u16 ird;
 	u16 ord;
+	u8 tos;
+	bool tos_set;
 	struct kiwi_iwarp_opts opts;
 };
 

@@ -165,12 +165,17 @@ struct rdma_addr {
  * struct rdma_route - the route of an id
  * @addr: its addresses
  * @ifindex: egress interface the route lookup chose
- * @tos: type of service the route was resolved with
+ * @tos: type of service (rdma_set_service_type(), else 0): the route is
+ *	resolved with it and, if @tos_set, the connection's TCP segments
+ *	carry it
+ * @tos_set: rdma_set_service_type() was called (a CONNECT_REQUEST id has
+ *	its listener's @tos and @tos_set)
  */
 struct rdma_route {
 	struct rdma_addr addr;
 	int ifindex;
 	u8 tos;
+	bool tos_set;
 };
 
 struct rdma_cm_id;

@@ -5,7 +5,9 @@
  * stream gracefully: the client's DISCONNECTED has status 0, not
  * -ECONNRESET, and the server's iw_cm id lingers only until the client's
  * half of the close comes. A client that disconnects first gets its
- * DISCONNECTED before the server's FIN, and no reset is sent.
+ * DISCONNECTED before the server's FIN, and no reset is sent. The type
+ * of service set with rdma_set_service_type() is the one the TCP
+ * connection carries.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -13,16 +15,23 @@
 #include <linux/inet.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/net_namespace.h>
 #include <net/tcp.h>
 
+#include "kiwi_test.h"
 #include "verbs_util.h"
 #include "rdmacm_test.h"
 #include "softiw.h"
 
 #define SC_ROUNDS 20
 #define SC_PORT 7520
+/* For sc_setup_as() and sc_connect_as(): no rdma_set_service_type(). */
+#define SC_NO_TOS (-1)
+/* DSCP AF11 and AF21, ECN bits clear */
+#define SC_CLIENT_TOS 0x28
+#define SC_LISTEN_TOS 0x48
 
 /**
  * struct sc - the fixture: one client and one server connection
@@ -125,7 +134,11 @@ static void sc_free(struct kunit_resource *res)
 		kiwi_device_put(t->dev);
 }
 
-static struct sc *sc_setup(struct kunit *test)
+/*
+ * The fixture, its listener on lo's address of @family, with @tos set on
+ * it unless SC_NO_TOS.
+ */
+static struct sc *sc_setup_as(struct kunit *test, int family, int tos)
 {
 	struct sc *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	struct sockaddr_storage src;
@@ -144,15 +157,25 @@ static struct sc *sc_setup(struct kunit *test)
 	t->listener = rdma_create_id(&init_net, sc_handler, t, RDMA_PS_TCP,
 				     IB_QPT_RC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->listener));
-	kiwi_rt_addr(&src, AF_INET, "127.0.0.1", SC_PORT);
+	kiwi_test_addr(test, &src, family, KIWI_TEST_LO, SC_PORT);
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(t->listener,
 					     (struct sockaddr *)&src), 0);
+	if (tos != SC_NO_TOS)
+		rdma_set_service_type(t->listener, tos);
 	KUNIT_ASSERT_EQ(test, rdma_listen(t->listener, 0), 0);
 	return t;
 }
 
-/* A client connection to the listener, established on both sides. */
-static void sc_connect(struct sc *t)
+static struct sc *sc_setup(struct kunit *test)
+{
+	return sc_setup_as(test, AF_INET, SC_NO_TOS);
+}
+
+/*
+ * A client connection of @family to the listener, established on both
+ * sides; the client sets @tos before rdma_connect() unless SC_NO_TOS.
+ */
+static void sc_connect_as(struct sc *t, int family, int tos)
 {
 	struct rdma_conn_param p = { .responder_resources = 1,
 				     .initiator_depth = 1 };
@@ -164,7 +187,7 @@ static void sc_connect(struct sc *t)
 	id = rdma_create_id(&init_net, sc_handler, t, RDMA_PS_TCP, IB_QPT_RC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
 	t->client = id;
-	kiwi_rt_addr(&dst, AF_INET, "127.0.0.1", SC_PORT);
+	kiwi_test_addr(test, &dst, family, KIWI_TEST_LO, SC_PORT);
 	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
 						(struct sockaddr *)&dst, 2000),
 			0);
@@ -172,9 +195,16 @@ static void sc_connect(struct sc *t)
 	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, 2000), 0);
 	KUNIT_ASSERT_EQ(test, sc_wait(t, 0, RDMA_CM_EVENT_ROUTE_RESOLVED), 0);
 	KUNIT_ASSERT_EQ(test, sc_qp(t, id), 0);
+	if (tos != SC_NO_TOS)
+		rdma_set_service_type(id, tos);
 	KUNIT_ASSERT_EQ(test, rdma_connect(id, &p), 0);
 	KUNIT_ASSERT_EQ(test, sc_wait(t, 0, RDMA_CM_EVENT_ESTABLISHED), 0);
 	KUNIT_ASSERT_EQ(test, sc_wait(t, 1, RDMA_CM_EVENT_ESTABLISHED), 0);
+}
+
+static void sc_connect(struct sc *t)
+{
+	sc_connect_as(t, AF_INET, SC_NO_TOS);
 }
 
 /* Wait (5 s) until @n iw_cm ids are alive. */
@@ -301,6 +331,82 @@ static void rdmacm_softiw_prompt_disconnected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sc_resets(), resets);
 }
 
+/* The server's id of the connection, still in place. */
+static struct rdma_cm_id *sc_child(struct sc *t)
+{
+	struct rdma_cm_id *id;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->s.lock, flags);
+	id = t->child;
+	spin_unlock_irqrestore(&t->s.lock, flags);
+	KUNIT_ASSERT_NOT_NULL(t->test, id);
+	return id;
+}
+
+/*
+ * The TOS of both sockets of the connection, ECN bits cleared: what each
+ * sends with, and what the server's accepted socket received with the
+ * client's handshake (the IPv4 header's TOS, or the IPv6 traffic class).
+ */
+static void sc_tos(struct sc *t, struct softiw_tos *client,
+		   struct softiw_tos *server)
+{
+	struct kunit *test = t->test;
+
+	KUNIT_ASSERT_TRUE(test, kiwi_softiw_qp_tos(t->client->qp, client));
+	KUNIT_ASSERT_TRUE(test, kiwi_softiw_qp_tos(sc_child(t)->qp, server));
+	client->sent &= ~INET_ECN_MASK;
+	client->received &= ~INET_ECN_MASK;
+	server->sent &= ~INET_ECN_MASK;
+	server->received &= ~INET_ECN_MASK;
+}
+
+/*
+ * rdma_set_service_type() reaches the wire. A client that sets TOS 0x28
+ * before rdma_connect() connects to a listener that set 0x48 before
+ * rdma_listen(): the server's accepted socket received the client's
+ * handshake with 0x28, it sends with the listener's 0x48 (as the
+ * listening socket does) and the client's with 0x28; the server's id,
+ * and its iw_cm id, have the listener's TOS. A second client that sets
+ * none keeps the kernel's default: its handshake came with 0, while the
+ * server's side of it still sends with the listener's. Before the TOS
+ * was handed to softiw, every one of these was 0.
+ */
+static void rdmacm_softiw_tos(struct kunit *test)
+{
+	int family = kiwi_test_family(test);
+	struct sc *t = sc_setup_as(test, family, SC_LISTEN_TOS);
+	struct softiw_tos client, server, lst;
+	struct kiwi_cm_id *cm;
+	struct rdma_cm_id *child;
+
+	cm = kiwi_rdma_priv(t->listener)->cm;
+	KUNIT_ASSERT_NOT_NULL(test, cm);
+	kiwi_softiw_listener_tos(cm, &lst);
+	KUNIT_EXPECT_EQ(test, lst.sent & ~INET_ECN_MASK, SC_LISTEN_TOS);
+	sc_connect_as(t, family, SC_CLIENT_TOS);
+	sc_tos(t, &client, &server);
+	KUNIT_EXPECT_EQ(test, server.received, SC_CLIENT_TOS);
+	KUNIT_EXPECT_EQ(test, client.sent, SC_CLIENT_TOS);
+	KUNIT_EXPECT_EQ(test, server.sent, SC_LISTEN_TOS);
+	child = sc_child(t);
+	KUNIT_EXPECT_TRUE(test, child->route.tos_set);
+	KUNIT_EXPECT_EQ(test, child->route.tos, SC_LISTEN_TOS);
+	cm = kiwi_rdma_priv(child)->cm;
+	KUNIT_ASSERT_NOT_NULL(test, cm);
+	KUNIT_EXPECT_TRUE(test, cm->tos_set);
+	KUNIT_EXPECT_EQ(test, cm->tos, SC_LISTEN_TOS);
+	sc_close_both(t, true);
+
+	sc_connect_as(t, family, SC_NO_TOS);
+	sc_tos(t, &client, &server);
+	KUNIT_EXPECT_EQ(test, server.received, 0);
+	KUNIT_EXPECT_EQ(test, client.sent, 0);
+	KUNIT_EXPECT_EQ(test, server.sent, SC_LISTEN_TOS);
+	KUNIT_EXPECT_FALSE(test, t->client->route.tos_set);
+}
+
 static int sc_suite_init(struct kunit_suite *suite)
 {
 	int ret = kiwi_softiw_attach("lo");
@@ -317,6 +423,7 @@ static void sc_suite_exit(struct kunit_suite *suite)
 static struct kunit_case rdmacm_softiw_cases[] = {
 	KUNIT_CASE(rdmacm_softiw_destroy_after_disconnect),
 	KUNIT_CASE(rdmacm_softiw_prompt_disconnected),
+	KUNIT_CASE_PARAM(rdmacm_softiw_tos, kiwi_test_family_params),
 	{}
 };
 
