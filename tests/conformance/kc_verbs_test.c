@@ -518,13 +518,21 @@ static void kc_drain(struct kunit *test)
 			    "a receive posted in ERROR did not complete");
 }
 
-/* req_notify_cq(IB_CQ_REPORT_MISSED_EVENTS) says when completions wait. */
+/*
+ * req_notify_cq(IB_CQ_REPORT_MISSED_EVENTS) says when completions wait.
+ * The peer answers a READ only after it took the SEND before it (RFC
+ * 5040 orders both on one stream): when the READ completes, the peer's
+ * RECV has completed, and is still on its CQ.
+ */
 static void kc_missed_events(struct kunit *test)
 {
 	struct kc *t = kc_of(test);
 	struct kc_buf *sa = kc_buf(t, &t->a, 64), *rb = kc_buf(t, &t->b, 64);
+	struct kc_buf *la = kc_buf(t, &t->a, 8), *src = kc_buf(t, &t->b, 8);
+	struct ib_mr *mr = kc_mr(t, t->b.pd, src, IB_ACCESS_REMOTE_READ);
+	struct ib_mr *sink = kc_sink(t, la);
 	struct kc_conn c = {};
-	struct ib_wc wc;
+	struct ib_wc wc[2];
 	int ret;
 
 	kc_connected(t, &c, NULL);
@@ -532,8 +540,10 @@ static void kc_missed_events(struct kunit *test)
 					       IB_CQ_REPORT_MISSED_EVENTS), 0);
 	kc_post_recv(t, c.qb, 1, rb, 64);
 	KUNIT_ASSERT_EQ(test, kc_send(c.qa, 1, sa, 8, IB_SEND_SIGNALED), 0);
-	KUNIT_ASSERT_EQ(test, kc_poll(t, c.qa, &wc, 1), 1);
-	kc_sync(t, &c);
+	KUNIT_ASSERT_EQ(test, kc_rdma(c.qa, IB_WR_RDMA_READ, 2, la, sink, 8,
+				      mr->iova, mr->rkey), 0);
+	KUNIT_ASSERT_EQ(test, kc_poll(t, c.qa, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
 	ret = ib_req_notify_cq(c.qb->recv_cq, IB_CQ_NEXT_COMP |
 			       IB_CQ_REPORT_MISSED_EVENTS);
 	KUNIT_EXPECT_GT_MSG(test, ret, 0,

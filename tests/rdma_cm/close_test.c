@@ -397,7 +397,10 @@ static void rdmacm_softiw_tos(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, cm);
 	KUNIT_EXPECT_TRUE(test, cm->tos_set);
 	KUNIT_EXPECT_EQ(test, cm->tos, SC_LISTEN_TOS);
-	sc_close_both(t, true);
+	KUNIT_ASSERT_EQ(test, rdma_disconnect(t->client), 0);
+	KUNIT_EXPECT_EQ(test, sc_wait(t, 0, RDMA_CM_EVENT_DISCONNECTED), 0);
+	KUNIT_EXPECT_EQ(test, sc_wait(t, 1, RDMA_CM_EVENT_DISCONNECTED), 0);
+	sc_close_both(t, false);
 
 	sc_connect_as(t, family, SC_NO_TOS);
 	sc_tos(t, &client, &server);
