@@ -211,26 +211,31 @@ static unsigned long fuzz_slab_kib(void)
 /**
  * fuzz_slab_start() - take slab's level at a case's start
  * @slab: where, kept from one chunk of the case to the next
- * @chunk: the chunk starting: only the first takes the level
+ * @chunk: the chunk starting: the first takes the level, the second
+ *	what the first grew to
  *
  * Context: process context; sleeps.
  */
 void fuzz_slab_start(struct fuzz_slab *slab, unsigned int chunk)
 {
-	if (chunk)
+	if (chunk) {
+		if (slab->first < 0)
+			slab->first = slab->peak;
 		return;
+	}
 	slab->base = fuzz_slab_kib();
 	slab->peak = 0;
+	slab->first = -1;
 }
 
 /**
- * fuzz_slab_check() - check slab after a batch, against its level at the
- *	case's start
+ * fuzz_slab_check() - check slab after a batch
  * @test: the case
- * @slab: the level, from fuzz_slab_start()
+ * @slab: the levels, from fuzz_slab_start()
  *
- * What frames leak adds up batch after batch and chunk after chunk; it
- * must stay within FUZZ_SLAB_BOUND_KIB.
+ * Within FUZZ_SLAB_BOUND_KIB of the case's starting level always, and
+ * from the second chunk on within FUZZ_SLAB_DRIFT_KIB of the most the
+ * first chunk grew to: what frames leak adds up chunk after chunk.
  *
  * Context: process context; sleeps.
  */
@@ -242,4 +247,9 @@ void fuzz_slab_check(struct kunit *test, struct fuzz_slab *slab)
 	KUNIT_EXPECT_LE_MSG(test, grew, FUZZ_SLAB_BOUND_KIB,
 			    "slab grew %ld KiB since the first chunk",
 			    grew);
+	if (slab->first >= 0)
+		KUNIT_EXPECT_LE_MSG(test, grew,
+				    slab->first + FUZZ_SLAB_DRIFT_KIB,
+				    "slab grew %ld KiB, %ld KiB in the first chunk",
+				    grew, slab->first);
 }

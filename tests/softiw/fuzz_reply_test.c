@@ -766,9 +766,9 @@ static void fuzz_mpa_reply(struct kunit *test)
 			fr_legit(f);
 	}
 	fr_legit(f);
-	pr_info("%s chunk %u: %u mutated Replies, %u acceptable; slab %lu KiB at the start, at most %ld KiB more since\n",
+	pr_info("%s chunk %u: %u mutated Replies, %u acceptable; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
 		__func__, chunk, iters, f->up, f->slab->base,
-		f->slab->peak);
+		f->slab->peak, f->slab->first);
 	kunit_destroy_resource(test, fr_sock_match, f->lst);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);

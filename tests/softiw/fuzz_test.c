@@ -304,9 +304,9 @@ static void fuzz_mpa_request(struct kunit *test)
 			fuzz_legit(f);
 	}
 	fuzz_legit(f);
-	pr_info("%s chunk %u: %u mutated Requests, %d made a CONNECT_REQUEST; slab %lu KiB at the start, at most %ld KiB more since\n",
+	pr_info("%s chunk %u: %u mutated Requests, %d made a CONNECT_REQUEST; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
 		__func__, chunk, iters, atomic_read(&f->requests),
-		f->slab->base, f->slab->peak);
+		f->slab->base, f->slab->peak, f->slab->first);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
 	kiwi_destroy_cq(f->cq);
@@ -477,8 +477,9 @@ static void fuzz_fpdu(struct kunit *test)
 		}
 	}
 	fuzz_legit(f);
-	pr_info("%s chunk %u: %u mutated FPDUs; slab %lu KiB at the start, at most %ld KiB more since\n",
-		__func__, chunk, sent, f->slab->base, f->slab->peak);
+	pr_info("%s chunk %u: %u mutated FPDUs; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
+		__func__, chunk, sent, f->slab->base, f->slab->peak,
+		f->slab->first);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
 	kiwi_destroy_cq(f->cq);
