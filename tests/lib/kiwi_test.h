@@ -52,6 +52,7 @@ u16 kiwi_test_expect_addr(struct kunit *test,
 const void *kiwi_test_family_params(const void *prev, char *desc);
 int kiwi_test_family(struct kunit *test);
 unsigned int kiwi_test_fuzz_iters(void);
+unsigned int kiwi_test_fuzz_reply_iters(void);
 unsigned int kiwi_test_flood_peers(void);
 unsigned int kiwi_test_stress_secs(void);
 int kiwi_test_dev_list_len(struct ib_device *dev, struct list_head *list);

@@ -18,7 +18,7 @@
 static unsigned int fuzz_iters = 400;
 module_param(fuzz_iters, uint, 0444);
 MODULE_PARM_DESC(fuzz_iters,
-		 "mutated frames of each kind kiwi_softiw_fuzz sends (400)");
+		 "mutated frames of each kind the softiw fuzz suites send (400)");
 
 /**
  * kiwi_test_fuzz_iters() - how many mutated frames of each kind to send
@@ -32,6 +32,27 @@ unsigned int kiwi_test_fuzz_iters(void)
 	return fuzz_iters;
 }
 EXPORT_SYMBOL_GPL(kiwi_test_fuzz_iters);
+
+static unsigned int fuzz_reply_iters;
+module_param(fuzz_reply_iters, uint, 0444);
+MODULE_PARM_DESC(fuzz_reply_iters,
+		 "mutated MPA Replies kiwi_softiw_fuzz_reply sends (0: fuzz_iters)");
+
+/**
+ * kiwi_test_fuzz_reply_iters() - how many mutated MPA Replies to send
+ *
+ * The Replies cost a connection each and run at about half the rate of
+ * the other kinds, so make stress can run them apart.
+ *
+ * Context: any context.
+ * Return: kiwi_testlib's fuzz_reply_iters parameter, or fuzz_iters if it
+ * is 0 (the default).
+ */
+unsigned int kiwi_test_fuzz_reply_iters(void)
+{
+	return fuzz_reply_iters ?: fuzz_iters;
+}
+EXPORT_SYMBOL_GPL(kiwi_test_fuzz_reply_iters);
 
 static unsigned int flood_peers = 1000;
 module_param(flood_peers, uint, 0444);

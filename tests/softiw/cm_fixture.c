@@ -728,8 +728,9 @@ static bool cmt_raw_match(struct kunit *test, struct kunit_resource *res,
 }
 
 /**
- * cmt_raw_socket() - a plain TCP socket, not connected yet
+ * cmt_raw_socket_of() - a plain TCP socket of a family, not connected yet
  * @test: the running test
+ * @family: AF_INET or AF_INET6
  *
  * The socket is released when the test case ends if cmt_raw_close() was
  * not called before.
@@ -737,11 +738,11 @@ static bool cmt_raw_match(struct kunit *test, struct kunit_resource *res,
  * Context: process context.
  * Return: the socket, TCP_NODELAY set.
  */
-struct socket *cmt_raw_socket(struct kunit *test)
+struct socket *cmt_raw_socket_of(struct kunit *test, int family)
 {
 	struct socket *sock;
 
-	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, family, SOCK_STREAM,
 					       IPPROTO_TCP, &sock), 0);
 	if (!kunit_alloc_resource(test, NULL, cmt_raw_release, GFP_KERNEL,
 				  sock)) {
@@ -749,6 +750,39 @@ struct socket *cmt_raw_socket(struct kunit *test)
 		KUNIT_ASSERT_FAILURE(test, "no memory for a resource");
 	}
 	tcp_sock_set_nodelay(sock->sk);
+	return sock;
+}
+
+/**
+ * cmt_raw_socket() - a plain IPv4 TCP socket, not connected yet
+ * @test: the running test
+ *
+ * Context: process context.
+ * Return: what cmt_raw_socket_of() returns for AF_INET.
+ */
+struct socket *cmt_raw_socket(struct kunit *test)
+{
+	return cmt_raw_socket_of(test, AF_INET);
+}
+
+/**
+ * cmt_raw_connect_lo() - a plain blocking TCP client to a loopback address
+ * @test: the running test
+ * @family: AF_INET (127.0.0.1) or AF_INET6 (::1)
+ * @port: the listener's port
+ *
+ * Context: process context; sleeps.
+ * Return: the connected socket, released as cmt_raw_socket_of() says.
+ */
+struct socket *cmt_raw_connect_lo(struct kunit *test, int family, u16 port)
+{
+	struct socket *sock = cmt_raw_socket_of(test, family);
+	struct sockaddr_storage ss;
+
+	kiwi_test_addr(test, &ss, family, KIWI_TEST_LO, port);
+	KUNIT_ASSERT_EQ_MSG(test, kernel_connect(sock, (struct sockaddr *)&ss,
+						 sizeof(ss), 0), 0,
+			    "raw connect to family %d failed", family);
 	return sock;
 }
 

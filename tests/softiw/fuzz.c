@@ -111,29 +111,39 @@ int fuzz_mutate(struct rnd_state *rnd, u8 *buf, int len, int size, int hdr,
 }
 
 /**
- * fuzz_send() - send a frame whole, or a byte at a time one time in
- *	sixteen
+ * fuzz_send() - send a frame whole, or one time in sixteen in pieces: its
+ *	first FUZZ_BYTEWISE bytes one at a time, the rest in two parts split
+ *	at random
  * @rnd: the random state
  * @s: a connected raw socket
  * @buf: the frame
  * @len: its length
  *
- * Stops at the first byte the stream refuses.
+ * Every split point within a header is tried that way; past the headers
+ * (private data, payload) one split stands for all, and a byte per segment
+ * under TCG would cost most of a fuzz run's time.
+ * Stops at the first piece the stream refuses.
  *
  * Context: process context; sleeps.
  */
 void fuzz_send(struct rnd_state *rnd, struct socket *s, const u8 *buf,
 	       int len)
 {
-	int i;
+	int i, head = min(len, FUZZ_BYTEWISE), cut;
 
 	if (fuzz_rand(rnd, 16)) {
 		cmt_raw_send(s, buf, len);
 		return;
 	}
-	for (i = 0; i < len; i++)
+	for (i = 0; i < head; i++)
 		if (cmt_raw_send(s, buf + i, 1) != 1)
 			return;
+	if (len == head)
+		return;
+	cut = head + fuzz_rand(rnd, len - head);
+	if (cut > head && cmt_raw_send(s, buf + head, cut - head) != cut - head)
+		return;
+	cmt_raw_send(s, buf + cut, len - cut);
 }
 
 /* The chunks' parameter values: their addresses tell them apart. */
@@ -141,23 +151,26 @@ static const u8 fuzz_chunks[FUZZ_MAX_CHUNKS];
 
 /**
  * fuzz_chunk_next() - the KUnit parameter after @prev, for a case whose
- *	frames run @chunk at a time
+ *	@iters frames run @chunk at a time
  * @prev: the previous parameter, NULL for the first
  * @desc: its description, "chunk N"
  * @chunk: frames of one parameter
+ * @iters: the case's frames: kiwi_test_fuzz_iters() or
+ *	kiwi_test_fuzz_reply_iters()
  *
- * kiwi_testlib's fuzz_iters frames make ceil(fuzz_iters / @chunk)
- * parameters, at most FUZZ_MAX_CHUNKS.
+ * The frames make ceil(@iters / @chunk) parameters, at most
+ * FUZZ_MAX_CHUNKS.
  *
  * Context: process context.
  * Return: the parameter, or NULL after the last.
  */
-const void *fuzz_chunk_next(const void *prev, char *desc, unsigned int chunk)
+const void *fuzz_chunk_next(const void *prev, char *desc, unsigned int chunk,
+			    unsigned int iters)
 {
 	const u8 *next = prev ? (const u8 *)prev + 1 : fuzz_chunks;
 	unsigned int i = next - fuzz_chunks;
 
-	if (i >= ARRAY_SIZE(fuzz_chunks) || i * chunk >= kiwi_test_fuzz_iters())
+	if (i >= ARRAY_SIZE(fuzz_chunks) || i * chunk >= iters)
 		return NULL;
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "chunk %u", i);
 	return next;
@@ -167,16 +180,15 @@ const void *fuzz_chunk_next(const void *prev, char *desc, unsigned int chunk)
  * fuzz_chunk_frames() - the running parameter's share of the frames
  * @test: the case, run with a parameter of fuzz_chunk_next()
  * @chunk: frames of one parameter, as given to fuzz_chunk_next()
+ * @iters: the case's frames, as given to fuzz_chunk_next()
  * @index: set to the parameter's index, which offsets its seed
  *
  * Context: process context.
  * Return: the frames this run sends: @chunk, fewer in the last one.
  */
 unsigned int fuzz_chunk_frames(struct kunit *test, unsigned int chunk,
-			       unsigned int *index)
+			       unsigned int iters, unsigned int *index)
 {
-	unsigned int iters = kiwi_test_fuzz_iters();
-
 	*index = (const u8 *)test->param_value - fuzz_chunks;
 	return min_t(unsigned int, chunk, iters - *index * chunk);
 }

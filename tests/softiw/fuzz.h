@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the kiwi_softiw fuzz suites share: the seed, the mutations of a
- * frame drawn from a seeded random state, sending a frame whole or a byte
- * at a time, and the chunks a case's frames run in (one KUnit parameter
- * each, so that no run nears KUnit's time-out).
+ * frame drawn from a seeded random state, sending a frame whole or its
+ * headers a byte at a time, and the chunks a case's frames run in (one
+ * KUnit parameter each, so that no run nears KUnit's time-out).
  */
 #ifndef KIWI_TEST_FUZZ_H
 #define KIWI_TEST_FUZZ_H
@@ -16,6 +16,7 @@
 #define FUZZ_SEED	0x6b697769ULL
 #define FUZZ_BATCH	200	/* frames between two legitimate exchanges */
 #define FUZZ_MAX_CHUNKS	256	/* KUnit parameters of one case, at most */
+#define FUZZ_BYTEWISE	64	/* the longest header a frame has, and more */
 /*
  * Slab across a fuzz case. The churn of sockets leaves slab higher for a
  * while (TIME_WAIT sockets live 60 s, freed objects fill partly used
@@ -47,9 +48,9 @@ int fuzz_mutate(struct rnd_state *rnd, u8 *buf, int len, int size, int hdr,
 void fuzz_send(struct rnd_state *rnd, struct socket *s, const u8 *buf,
 	       int len);
 const void *fuzz_chunk_next(const void *prev, char *desc,
-			    unsigned int chunk);
+			    unsigned int chunk, unsigned int iters);
 unsigned int fuzz_chunk_frames(struct kunit *test, unsigned int chunk,
-			       unsigned int *index);
+			       unsigned int iters, unsigned int *index);
 void fuzz_ceps_settled(struct kunit *test, unsigned int ceps);
 void fuzz_slab_start(struct fuzz_slab *slab, unsigned int chunk);
 void fuzz_slab_check(struct kunit *test, struct fuzz_slab *slab);

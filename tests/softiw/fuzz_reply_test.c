@@ -5,14 +5,15 @@
  *
  * fuzz_mpa_reply: a softiw initiator (MPA revision 1 or 2, CRC or not,
  * peer-to-peer or not, any RTR types offered) connects to a raw kernel
- * TCP listener on lo. The listener reads the whole Request and answers
- * with a Reply built valid for it (revision 1 or 2, the CRC flag as
- * asked, the IRD/ORD word and the RTR type of revision 2, private data of
- * any length), then mutated as fuzz_mpa_request mutates Requests (bits
- * flipped, cut short, a lying PD_Length, bytes appended, sent a byte at a
- * time) and in the Reply's own ways (wrong key, Reject, revision 0, 3 or
- * 255, flags the Request did not ask for, an IRD/ORD word the initiator
- * cannot meet). After an acceptable Reply it takes the initiator's RTR
+ * TCP listener on lo, at 127.0.0.1 or ::1 drawn at random. The listener
+ * reads the whole Request and answers with a Reply built valid for it
+ * (revision 1 or 2, the CRC flag as asked, the IRD/ORD word and the RTR
+ * type of revision 2, private data of any length), then mutated as
+ * fuzz_mpa_request mutates Requests (bits flipped, cut short, a lying
+ * PD_Length, bytes appended, headers sent a byte at a time) and in the
+ * Reply's own ways (wrong key, Reject, revision 0, 3 or 255, flags the
+ * Request did not ask for, an IRD/ORD word the initiator cannot meet).
+ * After an acceptable Reply it takes the initiator's RTR
  * and answers a READ one with a Read Response, valid or mutated, or sends
  * a mutated first FPDU. It closes by FIN or RST: at once, after a short
  * silence, or once the attempt is over.
@@ -107,7 +108,7 @@ struct fr_events {
  * @id: its active id, or NULL
  * @qp: its QP, or NULL
  * @s: the server's end of its stream, or NULL
- * @lst: the raw listener
+ * @lst: the raw listeners, on 127.0.0.1 and ::1
  * @cq: the QPs' CQ
  * @mr: the legitimate SEND's MR, over FR_MSG
  * @out: what the server sends: FR_FRAME + FR_POST bytes
@@ -115,6 +116,7 @@ struct fr_events {
  * @violations: the device's protocol violations before the run
  * @ceps: softiw's live endpoints before the run
  * @up: attempts the oracle accepted
+ * @v6: attempts over IPv6
  * @slab: slab memory over the case's chunks
  */
 struct fr {
@@ -126,7 +128,7 @@ struct fr {
 	struct kiwi_cm_id *id;
 	struct ib_qp *qp;
 	struct socket *s;
-	struct socket *lst;
+	struct socket *lst[2];
 	struct ib_cq *cq;
 	struct ib_mr *mr;
 	u8 *out;
@@ -134,6 +136,7 @@ struct fr {
 	unsigned long violations;
 	unsigned int ceps;
 	unsigned int up;
+	unsigned int v6;
 	struct fuzz_slab *slab;
 };
 
@@ -163,22 +166,19 @@ static void fr_sock_keep(struct kunit *test, struct socket *sock)
 	}
 }
 
-/* The raw listener on 127.0.0.1:FR_PORT. */
-static struct socket *fr_listen(struct kunit *test)
+/* The raw listener on FR_PORT of the loopback address of @family. */
+static struct socket *fr_listen(struct kunit *test, int family)
 {
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(FR_PORT),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
+	struct sockaddr_storage ss;
 	struct socket *sock;
 
-	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+	kiwi_test_addr(test, &ss, family, KIWI_TEST_LO, FR_PORT);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, family, SOCK_STREAM,
 					       IPPROTO_TCP, &sock), 0);
 	fr_sock_keep(test, sock);
 	sock_set_reuseaddr(sock->sk);
-	KUNIT_ASSERT_EQ(test, kernel_bind(sock, (struct sockaddr *)&sin,
-					  sizeof(sin)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_bind(sock, (struct sockaddr *)&ss,
+					  sizeof(ss)), 0);
 	KUNIT_ASSERT_EQ(test, kernel_listen(sock, 8), 0);
 	sock->sk->sk_rcvtimeo = msecs_to_jiffies(FR_WAIT_MS);
 	return sock;
@@ -314,8 +314,9 @@ static void fr_read_request(struct fr *f)
 }
 
 /*
- * Start an attempt with the settings of f->cfg: connect, take the
- * connection on the raw listener, read the Request.
+ * Start an attempt with the settings of f->cfg: connect to 127.0.0.1 or
+ * ::1, drawn at random, take the connection on that family's raw
+ * listener, read the Request.
  */
 static void fr_start(struct fr *f)
 {
@@ -324,7 +325,7 @@ static void fr_start(struct fr *f)
 		.ird = f->cfg.ird, .ord = f->cfg.ord,
 	};
 	struct kunit *test = f->t->test;
-	struct sockaddr_in *sin;
+	bool v6 = fuzz_rand(&f->rnd, 2);
 	struct socket *s;
 
 	spin_lock(&f->ev.lock);
@@ -335,14 +336,13 @@ static void fr_start(struct fr *f)
 	f->ev.pd_len = 0;
 	spin_unlock(&f->ev.lock);
 	fr_new_id(f);
-	sin = (struct sockaddr_in *)&f->id->remote_addr;
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(FR_PORT);
-	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	kiwi_test_addr(test, &f->id->remote_addr, v6 ? AF_INET6 : AF_INET,
+		       KIWI_TEST_LO, FR_PORT);
 	p.qpn = f->qp->qp_num;
 	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(f->id, &p), 0);
-	KUNIT_ASSERT_EQ_MSG(test, kernel_accept(f->lst, &s, 0), 0,
+	KUNIT_ASSERT_EQ_MSG(test, kernel_accept(f->lst[v6], &s, 0), 0,
 			    "softiw's connect never arrived");
+	f->v6 += v6;
 	fr_sock_keep(test, s);
 	tcp_sock_set_nodelay(s->sk);
 	f->s = s;
@@ -739,7 +739,8 @@ static struct fr *fr_setup(struct kunit *test)
 	cq = kiwi_create_cq(f->t->dev, NULL, NULL, NULL, &attr);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
 	f->cq = cq;
-	f->lst = fr_listen(test);
+	f->lst[0] = fr_listen(test, AF_INET);
+	f->lst[1] = fr_listen(test, AF_INET6);
 	f->violations = kiwi_device_counter(f->t->dev,
 					    KIWI_DEV_CNT_VIOLATIONS);
 	f->ceps = kiwi_softiw_live_ceps();
@@ -748,15 +749,17 @@ static struct fr *fr_setup(struct kunit *test)
 
 static const void *fr_chunk_gen(const void *prev, char *desc)
 {
-	return fuzz_chunk_next(prev, desc, FR_CHUNK);
+	return fuzz_chunk_next(prev, desc, FR_CHUNK,
+			       kiwi_test_fuzz_reply_iters());
 }
 
 static void fuzz_mpa_reply(struct kunit *test)
 {
 	struct fr *f = fr_setup(test);
-	unsigned int i, chunk, iters = fuzz_chunk_frames(test, FR_CHUNK,
-							   &chunk);
+	unsigned int i, chunk, iters;
 
+	iters = fuzz_chunk_frames(test, FR_CHUNK, kiwi_test_fuzz_reply_iters(),
+				  &chunk);
 	prandom_seed_state(&f->rnd, FUZZ_SEED + FR_PORT + chunk);
 	f->slab = &fr_slab;
 	fuzz_slab_start(f->slab, chunk);
@@ -766,10 +769,11 @@ static void fuzz_mpa_reply(struct kunit *test)
 			fr_legit(f);
 	}
 	fr_legit(f);
-	pr_info("%s chunk %u: %u mutated Replies, %u acceptable; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
-		__func__, chunk, iters, f->up, f->slab->base,
+	pr_info("%s chunk %u: %u mutated Replies, %u acceptable, %u attempts over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
+		__func__, chunk, iters, f->up, f->v6, f->slab->base,
 		f->slab->peak, f->slab->first);
-	kunit_destroy_resource(test, fr_sock_match, f->lst);
+	kunit_destroy_resource(test, fr_sock_match, f->lst[0]);
+	kunit_destroy_resource(test, fr_sock_match, f->lst[1]);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
 }

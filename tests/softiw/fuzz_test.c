@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_softiw_fuzz: a raw kernel TCP client throws mutated frames at a
- * softiw listener on lo, from a fixed seed so that a failure repeats.
+ * softiw listener on lo (127.0.0.1 or ::1, drawn for each connection),
+ * from a fixed seed so that a failure repeats.
  *
  * fuzz_mpa_request: MPA Requests of either revision, built valid, then
  * mutated (bits flipped, cut short, lying PD_Length, bytes appended,
- * sent a byte at a time), the connection closed by FIN or RST.
+ * headers sent a byte at a time), the connection closed by FIN or RST.
  * fuzz_fpdu: after a good MPA exchange and an accept, FPDUs built valid
  * (SENDs of the four kinds, RDMA WRITEs to a registered region, Read
  * Requests of it, unsolicited Read Responses, TERMINATEs), three in four
@@ -67,6 +68,7 @@
  * @mr: @buf's MR
  * @rmr: the region the peer's WRITEs and Read Requests aim at
  * @ceps: softiw's live endpoints before the listener
+ * @v6: connections made over IPv6
  * @slab: slab memory over the case's chunks
  */
 struct fuzz {
@@ -81,6 +83,7 @@ struct fuzz {
 	struct ib_mr *mr;
 	struct ib_mr *rmr;
 	unsigned int ceps;
+	unsigned int v6;
 	struct fuzz_slab *slab;
 };
 
@@ -118,11 +121,25 @@ static int fuzz_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
 	return 0;
 }
 
+/* A listener on the loopback address of @family, destroyed at teardown. */
+static void fuzz_listen(struct fuzz *f, int family, u16 port)
+{
+	struct kunit *test = f->t->test;
+	struct kiwi_cm_id *l;
+
+	l = kiwi_cm_create_id(f->t->dev, fuzz_handler, f);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(l));
+	KUNIT_ASSERT_LT(test, f->t->nids, CMT_MAX_IDS);
+	f->t->ids[f->t->nids++] = l;
+	kiwi_test_addr(test, &l->local_addr, family, KIWI_TEST_LO, port);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(l, 16), 0);
+}
+
+/* Listeners on 127.0.0.1 and ::1: each frame's client picks one. */
 static struct fuzz *fuzz_setup(struct kunit *test, u16 port)
 {
 	struct fuzz *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct ib_cq_init_attr attr = { .cqe = 4 * FUZZ_RECVS };
-	struct kiwi_cm_id *l;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->t = cmt_setup(test, port);
@@ -135,16 +152,19 @@ static struct fuzz *fuzz_setup(struct kunit *test, u16 port)
 	f->cq = kiwi_create_cq(f->t->dev, NULL, NULL, NULL, &attr);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(f->cq));
 	f->ceps = kiwi_softiw_live_ceps();
-	l = kiwi_cm_create_id(f->t->dev, fuzz_handler, f);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(l));
-	KUNIT_ASSERT_LT(test, f->t->nids, CMT_MAX_IDS);
-	f->t->ids[f->t->nids++] = l;	/* destroyed with the fixture */
-	l->local_addr.ss_family = AF_INET;
-	((struct sockaddr_in *)&l->local_addr)->sin_addr.s_addr =
-		htonl(INADDR_LOOPBACK);
-	((struct sockaddr_in *)&l->local_addr)->sin_port = htons(port);
-	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(l, 16), 0);
+	fuzz_listen(f, AF_INET, port);
+	fuzz_listen(f, AF_INET6, port);
 	return f;
+}
+
+/* A raw client to the listener of a family drawn at random. */
+static struct socket *fuzz_connect(struct fuzz *f)
+{
+	bool v6 = fuzz_rand(&f->rnd, 2);
+
+	f->v6 += v6;
+	return cmt_raw_connect_lo(f->t->test, v6 ? AF_INET6 : AF_INET,
+				  f->t->port);
 }
 
 /* The legitimate client's request, kept by the handler, or NULL. */
@@ -250,7 +270,7 @@ static void fuzz_legit(struct fuzz *f)
 	struct ib_qp *qp;
 	int len, i;
 
-	s = cmt_raw_connect(test, f->t->port);
+	s = fuzz_connect(f);
 	len = kiwi_softiw_mpa_build(SOFTIW_MPA_REQUEST, &info, buf,
 				    sizeof(buf));
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(s, buf, len), len);
@@ -277,23 +297,24 @@ static void fuzz_legit(struct fuzz *f)
 
 static const void *fuzz_chunk_gen(const void *prev, char *desc)
 {
-	return fuzz_chunk_next(prev, desc, FUZZ_CHUNK);
+	return fuzz_chunk_next(prev, desc, FUZZ_CHUNK, kiwi_test_fuzz_iters());
 }
 
 static void fuzz_mpa_request(struct kunit *test)
 {
 	struct fuzz *f = fuzz_setup(test, 22501);
 	u8 *buf = kunit_kmalloc(test, FUZZ_FRAME, GFP_KERNEL);
-	unsigned int i, chunk, iters = fuzz_chunk_frames(test, FUZZ_CHUNK,
-							   &chunk);
+	unsigned int i, chunk, iters;
 	int len;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
+	iters = fuzz_chunk_frames(test, FUZZ_CHUNK, kiwi_test_fuzz_iters(),
+				  &chunk);
 	prandom_seed_state(&f->rnd, FUZZ_SEED + 22501 + chunk);
 	f->slab = &fuzz_request_slab;
 	fuzz_slab_start(f->slab, chunk);
 	for (i = 0; i < iters; i++) {
-		struct socket *s = cmt_raw_connect(test, f->t->port);
+		struct socket *s = fuzz_connect(f);
 
 		len = fuzz_request(f, buf, "fuzz");
 		KUNIT_ASSERT_GT(test, len, 0);
@@ -304,8 +325,8 @@ static void fuzz_mpa_request(struct kunit *test)
 			fuzz_legit(f);
 	}
 	fuzz_legit(f);
-	pr_info("%s chunk %u: %u mutated Requests, %d made a CONNECT_REQUEST; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
-		__func__, chunk, iters, atomic_read(&f->requests),
+	pr_info("%s chunk %u: %u mutated Requests, %d made a CONNECT_REQUEST, %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
+		__func__, chunk, iters, atomic_read(&f->requests), f->v6,
 		f->slab->base, f->slab->peak, f->slab->first);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
@@ -427,7 +448,7 @@ static unsigned int fuzz_fpdu_conn(struct fuzz *f, u8 *buf,
 	u8 rep[20];
 	int len, hdr;
 
-	s = cmt_raw_connect(test, f->t->port);
+	s = fuzz_connect(f);
 	len = kiwi_softiw_mpa_build(SOFTIW_MPA_REQUEST, &info, buf,
 				    FUZZ_FRAME);
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(s, buf, len), len);
@@ -463,9 +484,11 @@ static void fuzz_fpdu(struct kunit *test)
 	struct fuzz *f = fuzz_setup(test, 22502);
 	u8 *buf = kunit_kmalloc(test, FUZZ_FRAME, GFP_KERNEL);
 	unsigned int sent = 0, next = FUZZ_BATCH;
-	unsigned int chunk, iters = fuzz_chunk_frames(test, FUZZ_CHUNK, &chunk);
+	unsigned int chunk, iters;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
+	iters = fuzz_chunk_frames(test, FUZZ_CHUNK, kiwi_test_fuzz_iters(),
+				  &chunk);
 	prandom_seed_state(&f->rnd, FUZZ_SEED + 22502 + chunk);
 	f->slab = &fuzz_fpdu_slab;
 	fuzz_slab_start(f->slab, chunk);
@@ -477,8 +500,8 @@ static void fuzz_fpdu(struct kunit *test)
 		}
 	}
 	fuzz_legit(f);
-	pr_info("%s chunk %u: %u mutated FPDUs; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
-		__func__, chunk, sent, f->slab->base, f->slab->peak,
+	pr_info("%s chunk %u: %u mutated FPDUs, %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
+		__func__, chunk, sent, f->v6, f->slab->base, f->slab->peak,
 		f->slab->first);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
