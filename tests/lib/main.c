@@ -18,7 +18,7 @@
 static unsigned int fuzz_iters = 400;
 module_param(fuzz_iters, uint, 0444);
 MODULE_PARM_DESC(fuzz_iters,
-		 "mutated frames of each kind the softiw fuzz suites send (400)");
+		 "mutated frames of each kind the fuzz suites send (400; Replies: fuzz_reply_iters)");
 
 /**
  * kiwi_test_fuzz_iters() - how many mutated frames of each kind to send

@@ -5,7 +5,8 @@
  * ::1 too): message sizes around the MULPDU with CRC on and off, order,
  * unsignaled sends, CQ notification and overflow, protocol errors that
  * end in a TERMINATE, and the flush rules (post in ERROR, modify to
- * ERROR, graceful close, destroy with traffic in flight).
+ * ERROR, graceful close, destroy with SENDs stalled on a raw peer that
+ * never reads).
  */
 #include <asm/unaligned.h>
 #include <kunit/resource.h>
@@ -395,37 +396,6 @@ static void dp_unsignaled(struct kunit *test)
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(a->cq, 1, &wc), 0);
 	cmt_teardown(d->t);
-}
-
-/*
- * Every polled completion of @s: sends @s_first.. in order, a prefix
- * successful then flushed; receives @r_first.. flushed. Return: count.
- */
-static int dpt_check_flushed(struct kunit *test, struct dpt_side *s,
-			     u64 s_first, int nsend, u64 r_first, int nrecv)
-{
-	struct ib_wc *wc = kunit_kcalloc(test, 128, sizeof(*wc), GFP_KERNEL);
-	int i, n, ns = 0, nr = 0, bad = 0;
-	bool flushed = false;
-
-	KUNIT_ASSERT_NOT_NULL(test, wc);
-	n = kiwi_poll_cq(s->cq, 128, wc);
-	for (i = 0; i < n; i++) {
-		if (wc[i].opcode == IB_WC_SEND) {
-			bad += wc[i].wr_id != s_first + ns++;
-			if (wc[i].status)
-				flushed = true;
-			bad += flushed && wc[i].status != IB_WC_WR_FLUSH_ERR;
-		} else {
-			bad += wc[i].wr_id != r_first + nr++;
-			bad += wc[i].status != IB_WC_WR_FLUSH_ERR;
-		}
-	}
-	KUNIT_EXPECT_EQ(test, bad, 0);
-	KUNIT_EXPECT_EQ(test, ns, nsend);
-	KUNIT_EXPECT_EQ(test, nr, nrecv);
-	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(s->cq, 1, wc), 0);
-	return n;
 }
 
 static int dpt_move(struct ib_qp *qp, enum ib_qp_state state)
@@ -820,26 +790,85 @@ static void dp_reply_dropped(struct kunit *test)
 	cmt_teardown(d->t);
 }
 
-/* Destroying a QP with sends on the wire completes each of them once. */
+#define DPT_WIRE_SENDS	16	/* as many as the fixture's CQ holds */
+#define DPT_WIRE_LEN	SOFTIW_MAX_MSG	/* 1 MiB */
+/* what a socket's buffers may pass their ceiling by: a segment each */
+#define DPT_WIRE_SLACK	SZ_256K
+
+/* Wait up to 5 s for @qp's transmitter to stop: FPDUs sent by then. */
+static u64 dpt_tx_stalled(struct ib_qp *qp)
+{
+	u64 last = kiwi_softiw_qp_tx_fpdus(qp), now;
+	int i, still = 0;
+
+	for (i = 0; i < 500 && (!last || still < 10); i++) {
+		usleep_range(10000, 11000);
+		now = kiwi_softiw_qp_tx_fpdus(qp);
+		still = now == last ? still + 1 : 0;
+		last = now;
+	}
+	return last;
+}
+
+/*
+ * Destroying a QP with SENDs on the wire completes each of them once,
+ * in posting order: those done before it succeed, the rest are flushed.
+ * The raw peer never reads, so the stream holds no more than its receive
+ * buffer and softiw's send buffer, which TCP grows at most to the
+ * namespace's tcp_rmem and tcp_wmem ceilings: of 16 MiB of SENDs, what
+ * lies past those is still queued, the transmitter stalled on the full
+ * socket, when the QP goes; and no SEND may succeed that the stream could
+ * not have taken.
+ */
 static void dp_destroy_in_flight(struct kunit *test)
 {
-	struct dpt *d = dpt_setup(test, 23210, 64, 16, 16);
-	struct dpt_side *a = &d->s[0], *b = &d->s[1];
-	int i;
+	static const struct hostile_opts o = {
+		.nrecv = 1, .ird = 1, .ord = 1, .sq = DPT_WIRE_SENDS,
+	};
+	u32 room = READ_ONCE(init_net.ipv4.sysctl_tcp_rmem[2]) +
+		   READ_ONCE(init_net.ipv4.sysctl_tcp_wmem[2]) + DPT_WIRE_SLACK;
+	int i, n, ok = 0, flushed = 0, bad = 0, fit = room / DPT_WIRE_LEN;
+	struct ib_wc wc[DPT_WIRE_SENDS];
+	struct hostile_peer p = {};
+	struct ib_mr *mr;
+	struct cmt *t;
+	u64 fpdus;
 
-	dpt_connect(d);
-	for (i = 0; i < 16; i++)
-		KUNIT_ASSERT_EQ(test, dpt_recv(b, i, i * DPT_CHUNK, DPT_CHUNK),
-				0);
-	for (i = 0; i < 16; i++)
-		KUNIT_ASSERT_EQ(test, dpt_send(a, i, i * DPT_CHUNK, DPT_CHUNK,
-					       IB_SEND_SIGNALED), 0);
-	cmt_destroy(d->t, d->id[0]);
-	cmt_destroy_qp(d->t, a->qp);
-	dpt_check_flushed(test, a, 0, 16, 0, 0);
-	KUNIT_EXPECT_NOT_NULL(test, cmt_wait(d->t, KIWI_CM_EVENT_CLOSE,
-					     d->id[1]));
-	cmt_teardown(d->t);
+	if (fit >= DPT_WIRE_SENDS)
+		kunit_skip(test, "TCP's buffers may take all %d MiB",
+			   DPT_WIRE_SENDS);
+	t = cmt_setup(test, 23210);
+	hostile_peer_open(t, &p, &o);
+	hostile_prime(t, &p);	/* RECV 0: softiw may send from now on */
+	mr = cmt_mr(t, cmt_buf(t, DPT_WIRE_LEN), DPT_WIRE_LEN,
+		    IB_ACCESS_LOCAL_WRITE);
+	for (i = 0; i < DPT_WIRE_SENDS; i++)
+		KUNIT_ASSERT_EQ(test, hostile_post(p.qp, i, IB_WR_SEND, mr, 0,
+						   DPT_WIRE_LEN, 0, 0), 0);
+	fpdus = dpt_tx_stalled(p.qp);
+	KUNIT_EXPECT_GT(test, fpdus, 0ULL);
+	cmt_destroy(t, p.child);
+	cmt_destroy_qp(t, p.qp);
+	n = kiwi_poll_cq(t->cq, ARRAY_SIZE(wc), wc);
+	for (i = 0; i < n; i++) {
+		bad += wc[i].wr_id != i;
+		if (wc[i].status == IB_WC_SUCCESS && !flushed) {
+			ok++;
+			bad += wc[i].opcode != IB_WC_SEND;
+		} else if (wc[i].status == IB_WC_WR_FLUSH_ERR) {
+			flushed++;
+		} else {
+			bad++;
+		}
+	}
+	pr_info("%s: %llu FPDUs out, then %d SENDs of 1 MiB completed, %d flushed (room %u KiB)\n",
+		__func__, fpdus, ok, flushed, room >> 10);
+	KUNIT_EXPECT_EQ(test, n, DPT_WIRE_SENDS);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_LE(test, ok, fit);
+	KUNIT_EXPECT_GE(test, flushed, DPT_WIRE_SENDS - fit);
+	KUNIT_EXPECT_EQ(test, kiwi_poll_cq(t->cq, 1, wc), 0);
+	cmt_teardown(t);
 }
 
 /*

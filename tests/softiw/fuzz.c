@@ -189,6 +189,9 @@ const void *fuzz_chunk_next(const void *prev, char *desc, unsigned int chunk,
 unsigned int fuzz_chunk_frames(struct kunit *test, unsigned int chunk,
 			       unsigned int iters, unsigned int *index)
 {
+	KUNIT_EXPECT_LE_MSG(test, iters, chunk * FUZZ_MAX_CHUNKS,
+			    "%u frames: more than FUZZ_MAX_CHUNKS chunks hold",
+			    iters);
 	*index = (const u8 *)test->param_value - fuzz_chunks;
 	return min_t(unsigned int, chunk, iters - *index * chunk);
 }

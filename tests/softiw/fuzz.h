@@ -15,12 +15,13 @@
 
 #define FUZZ_SEED	0x6b697769ULL
 #define FUZZ_BATCH	200	/* frames between two legitimate exchanges */
-#define FUZZ_MAX_CHUNKS	256	/* KUnit parameters of one case, at most */
+#define FUZZ_MAX_CHUNKS	512	/* KUnit parameters of one case, at most */
 #define FUZZ_BYTEWISE	64	/* the longest header a frame has, and more */
 /*
  * Slab across a fuzz case. The churn of sockets leaves slab higher for a
  * while (TIME_WAIT sockets live 60 s, freed objects fill partly used
- * pages, more of them with more CPUs) by an amount set by the rate of
+ * pages, more of them with more CPUs, KASAN's quarantine holds freed
+ * objects back) by an amount set by the rate of
  * connections, not by their number: it stays within FUZZ_SLAB_BOUND_KIB
  * of the level at the case's start. A leak grows with the frames: from
  * the second chunk on, slab must stay within FUZZ_SLAB_DRIFT_KIB of the

@@ -68,7 +68,8 @@
  * @mr: @buf's MR
  * @rmr: the region the peer's WRITEs and Read Requests aim at
  * @ceps: softiw's live endpoints before the listener
- * @v6: connections made over IPv6
+ * @conns: connections made, the legitimate clients' too
+ * @v6: those made over IPv6
  * @slab: slab memory over the case's chunks
  */
 struct fuzz {
@@ -83,6 +84,7 @@ struct fuzz {
 	struct ib_mr *mr;
 	struct ib_mr *rmr;
 	unsigned int ceps;
+	unsigned int conns;
 	unsigned int v6;
 	struct fuzz_slab *slab;
 };
@@ -135,7 +137,7 @@ static void fuzz_listen(struct fuzz *f, int family, u16 port)
 	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(l, 16), 0);
 }
 
-/* Listeners on 127.0.0.1 and ::1: each frame's client picks one. */
+/* Listeners on 127.0.0.1 and ::1: each connection picks one. */
 static struct fuzz *fuzz_setup(struct kunit *test, u16 port)
 {
 	struct fuzz *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
@@ -162,6 +164,7 @@ static struct socket *fuzz_connect(struct fuzz *f)
 {
 	bool v6 = fuzz_rand(&f->rnd, 2);
 
+	f->conns++;
 	f->v6 += v6;
 	return cmt_raw_connect_lo(f->t->test, v6 ? AF_INET6 : AF_INET,
 				  f->t->port);
@@ -325,8 +328,9 @@ static void fuzz_mpa_request(struct kunit *test)
 			fuzz_legit(f);
 	}
 	fuzz_legit(f);
-	pr_info("%s chunk %u: %u mutated Requests, %d made a CONNECT_REQUEST, %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
+	pr_info("%s chunk %u: %u mutated Requests, %d made a CONNECT_REQUEST, %u of %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
 		__func__, chunk, iters, atomic_read(&f->requests), f->v6,
+		f->conns,
 		f->slab->base, f->slab->peak, f->slab->first);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
@@ -500,9 +504,9 @@ static void fuzz_fpdu(struct kunit *test)
 		}
 	}
 	fuzz_legit(f);
-	pr_info("%s chunk %u: %u mutated FPDUs, %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
-		__func__, chunk, sent, f->v6, f->slab->base, f->slab->peak,
-		f->slab->first);
+	pr_info("%s chunk %u: %u mutated FPDUs, %u of %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
+		__func__, chunk, sent, f->v6, f->conns, f->slab->base,
+		f->slab->peak, f->slab->first);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
 	kiwi_destroy_cq(f->cq);
