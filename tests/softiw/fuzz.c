@@ -233,6 +233,7 @@ static unsigned long fuzz_slab_kib(void)
  */
 void fuzz_slab_start(struct fuzz_slab *slab, unsigned int chunk)
 {
+	slab->low = LONG_MAX;
 	if (chunk) {
 		if (slab->first < 0)
 			slab->first = slab->peak;
@@ -248,9 +249,7 @@ void fuzz_slab_start(struct fuzz_slab *slab, unsigned int chunk)
  * @test: the case
  * @slab: the levels, from fuzz_slab_start()
  *
- * Within FUZZ_SLAB_BOUND_KIB of the case's starting level always, and
- * from the second chunk on within FUZZ_SLAB_DRIFT_KIB of the most the
- * first chunk grew to: what frames leak adds up chunk after chunk.
+ * Within FUZZ_SLAB_BOUND_KIB of the case's starting level always.
  *
  * Context: process context; sleeps.
  */
@@ -259,12 +258,29 @@ void fuzz_slab_check(struct kunit *test, struct fuzz_slab *slab)
 	long grew = (long)fuzz_slab_kib() - (long)slab->base;
 
 	slab->peak = max(slab->peak, grew);
+	slab->low = min(slab->low, grew);
 	KUNIT_EXPECT_LE_MSG(test, grew, FUZZ_SLAB_BOUND_KIB,
 			    "slab grew %ld KiB since the first chunk",
 			    grew);
+}
+
+/**
+ * fuzz_slab_end() - check slab at the end of a chunk
+ * @test: the case
+ * @slab: the levels, from fuzz_slab_start() and fuzz_slab_check()
+ *
+ * From the second chunk on, the least slab stood at after a batch of this
+ * chunk is within FUZZ_SLAB_DRIFT_KIB of the most it stood at in the
+ * first: what frames leak raises the level it falls back to, chunk after
+ * chunk.
+ *
+ * Context: process context.
+ */
+void fuzz_slab_end(struct kunit *test, struct fuzz_slab *slab)
+{
 	if (slab->first >= 0)
-		KUNIT_EXPECT_LE_MSG(test, grew,
+		KUNIT_EXPECT_LE_MSG(test, slab->low,
 				    slab->first + FUZZ_SLAB_DRIFT_KIB,
-				    "slab grew %ld KiB, %ld KiB in the first chunk",
-				    grew, slab->first);
+				    "slab stood %ld KiB up or more all chunk, %ld KiB at most in the first",
+				    slab->low, slab->first);
 }

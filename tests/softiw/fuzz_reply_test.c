@@ -769,9 +769,10 @@ static void fuzz_mpa_reply(struct kunit *test)
 			fr_legit(f);
 	}
 	fr_legit(f);
-	pr_info("%s chunk %u: %u mutated Replies, %u acceptable, %u attempts over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
+	fuzz_slab_end(test, f->slab);
+	pr_info("%s chunk %u: %u mutated Replies, %u acceptable, %u attempts over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld), at least %ld in this chunk\n",
 		__func__, chunk, iters, f->up, f->v6, f->slab->base,
-		f->slab->peak, f->slab->first);
+		f->slab->peak, f->slab->first, f->slab->low);
 	kunit_destroy_resource(test, fr_sock_match, f->lst[0]);
 	kunit_destroy_resource(test, fr_sock_match, f->lst[1]);
 	cmt_teardown(f->t);

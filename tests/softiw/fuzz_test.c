@@ -328,10 +328,11 @@ static void fuzz_mpa_request(struct kunit *test)
 			fuzz_legit(f);
 	}
 	fuzz_legit(f);
-	pr_info("%s chunk %u: %u mutated Requests, %d made a CONNECT_REQUEST, %u of %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
+	fuzz_slab_end(test, f->slab);
+	pr_info("%s chunk %u: %u mutated Requests, %d made a CONNECT_REQUEST, %u of %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld), at least %ld in this chunk\n",
 		__func__, chunk, iters, atomic_read(&f->requests), f->v6,
 		f->conns,
-		f->slab->base, f->slab->peak, f->slab->first);
+		f->slab->base, f->slab->peak, f->slab->first, f->slab->low);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
 	kiwi_destroy_cq(f->cq);
@@ -504,9 +505,10 @@ static void fuzz_fpdu(struct kunit *test)
 		}
 	}
 	fuzz_legit(f);
-	pr_info("%s chunk %u: %u mutated FPDUs, %u of %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld)\n",
+	fuzz_slab_end(test, f->slab);
+	pr_info("%s chunk %u: %u mutated FPDUs, %u of %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld), at least %ld in this chunk\n",
 		__func__, chunk, sent, f->v6, f->conns, f->slab->base,
-		f->slab->peak, f->slab->first);
+		f->slab->peak, f->slab->first, f->slab->low);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
 	kiwi_destroy_cq(f->cq);
