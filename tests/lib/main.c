@@ -33,6 +33,7 @@ unsigned int kiwi_test_fuzz_iters(void)
 }
 EXPORT_SYMBOL_GPL(kiwi_test_fuzz_iters);
 
+/* Replies cost a connection each, half the others' rate: make stress runs them apart. */
 static unsigned int fuzz_reply_iters;
 module_param(fuzz_reply_iters, uint, 0444);
 MODULE_PARM_DESC(fuzz_reply_iters,
@@ -40,9 +41,6 @@ MODULE_PARM_DESC(fuzz_reply_iters,
 
 /**
  * kiwi_test_fuzz_reply_iters() - how many mutated MPA Replies to send
- *
- * The Replies cost a connection each and run at about half the rate of
- * the other kinds, so make stress can run them apart.
  *
  * Context: any context.
  * Return: kiwi_testlib's fuzz_reply_iters parameter, or fuzz_iters if it
