@@ -14,7 +14,9 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <net/inet_connection_sock.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "cm.h"
 #include "cm_fixture.h"
@@ -412,6 +414,41 @@ static void cm_wait_accept_queue(struct kunit *test,
 	KUNIT_FAIL(test, "no connection in the listener's accept queue");
 }
 
+/* Bytes the first connection in @lst's accept queue has received. */
+static u32 cm_accept_queue_bytes(struct softiw_listener *lst)
+{
+	struct request_sock_queue *q =
+		&inet_csk(lst->sock->sk)->icsk_accept_queue;
+	struct request_sock *req;
+	u32 bytes = 0;
+
+	spin_lock_bh(&q->rskq_lock);
+	req = q->rskq_accept_head;
+	if (req && req->sk)
+		bytes = READ_ONCE(tcp_sk(req->sk)->rcv_nxt) -
+			READ_ONCE(tcp_sk(req->sk)->copied_seq);
+	spin_unlock_bh(&q->rskq_lock);
+	return bytes;
+}
+
+/*
+ * Wait up to 1 s for the queued connection to hold @len bytes: under
+ * load, softirqs run late (ksoftirqd), and a send over lo may return
+ * before its bytes reached the receiving socket.
+ */
+static void cm_wait_accept_queue_bytes(struct kunit *test,
+				       struct softiw_listener *lst, u32 len)
+{
+	int ms;
+
+	for (ms = 0; ms < 1000; ms += 20) {
+		if (cm_accept_queue_bytes(lst) >= len)
+			return;
+		msleep(20);
+	}
+	KUNIT_FAIL(test, "the Request did not reach the accept queue");
+}
+
 /*
  * Connect and send a whole Request while the test holds the listener's
  * mutex, from @connect_cpu and then @send_cpu: the listener's work, queued
@@ -431,6 +468,8 @@ static void cm_request_held(struct cmt *t, struct softiw_listener *lst,
 		cm_wait_accept_queue(t->test, lst);
 		cm_pin(t->test, send_cpu);
 		sent = cmt_raw_send(s, CM_REQ_ABC, CM_REQ_ABC_LEN);
+		if (sent == CM_REQ_ABC_LEN)
+			cm_wait_accept_queue_bytes(t->test, lst, sent);
 	}
 	mutex_unlock(&lst->lock);
 	KUNIT_ASSERT_EQ(t->test, conn, 0);
