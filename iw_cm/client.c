@@ -43,9 +43,14 @@ static struct kiwi_client_ctx *kiwi_client_ctx_find(struct ib_device *dev,
 	return NULL;
 }
 
-/* Run @client's add for @dev; on success the two are associated. */
-static void kiwi_client_add_one(struct ib_client *client,
-				struct ib_device *dev)
+/*
+ * Run @client's add for @dev; if add accepts, the two are associated.
+ * An add that refuses @dev is not an error (Linux's rule), but running
+ * out of memory, here or in add, is: the device would reach ULPs a
+ * client never heard of, and the client would miss its removal.
+ */
+static int kiwi_client_add_one(struct ib_client *client,
+			       struct ib_device *dev)
 {
 	struct kiwi_client_ctx *ctx;
 	unsigned long flags;
@@ -53,11 +58,8 @@ static void kiwi_client_add_one(struct ib_client *client,
 
 	lockdep_assert_held(&kiwi_clients_lock);
 	ctx = kiwi_should_fail() ? NULL : kzalloc(sizeof(*ctx), GFP_KERNEL);
-	if (!ctx) {
-		pr_warn("kiwi_iwcm: client %s: no memory for device %s\n",
-			client->name, dev->name);
-		return;
-	}
+	if (!ctx)
+		return -ENOMEM;
 	ctx->client = client;
 	/* visible before add runs: add may call ib_set_client_data() */
 	spin_lock_irqsave(&dev->lock, flags);
@@ -66,7 +68,7 @@ static void kiwi_client_add_one(struct ib_client *client,
 
 	ret = client->add ? client->add(dev) : 0;
 	if (!ret)
-		return;
+		return 0;
 	if (ret != -EOPNOTSUPP)
 		pr_warn("kiwi_iwcm: client %s refused device %s: %pe\n",
 			client->name, dev->name, ERR_PTR(ret));
@@ -74,6 +76,7 @@ static void kiwi_client_add_one(struct ib_client *client,
 	list_del(&ctx->node);
 	spin_unlock_irqrestore(&dev->lock, flags);
 	kfree(ctx);
+	return ret == -ENOMEM ? ret : 0;
 }
 
 /* Run @client's remove for @dev if the two are associated, and part them. */
@@ -104,17 +107,27 @@ static void kiwi_client_remove_one(struct ib_client *client,
  * kiwi_clients_device_add() - tell every client of a new device
  * @dev: the device, registered and live
  *
+ * On failure @dev stays known to the clients that did hear of it:
+ * the caller unregisters it, which tells them it goes.
+ *
  * Context: process context; sleeps. No registry lock held.
+ * Return: 0, or -ENOMEM if a client's association could not be recorded
+ * or its add ran out of memory.
  */
-void kiwi_clients_device_add(struct ib_device *dev)
+int kiwi_clients_device_add(struct ib_device *dev)
 {
 	struct ib_client *client;
+	int ret = 0;
 
 	mutex_lock(&kiwi_clients_lock);
 	list_add_tail(&dev->client_node, &kiwi_client_devices);
-	list_for_each_entry(client, &kiwi_clients, node)
-		kiwi_client_add_one(client, dev);
+	list_for_each_entry(client, &kiwi_clients, node) {
+		ret = kiwi_client_add_one(client, dev);
+		if (ret)
+			break;
+	}
 	mutex_unlock(&kiwi_clients_lock);
+	return ret;
 }
 
 /**
@@ -137,6 +150,17 @@ void kiwi_clients_device_remove(struct ib_device *dev)
 	mutex_unlock(&kiwi_clients_lock);
 }
 
+/* Part @client from every device, newest first; then forget @client. */
+static void kiwi_client_remove_all(struct ib_client *client)
+{
+	struct ib_device *dev;
+
+	lockdep_assert_held(&kiwi_clients_lock);
+	list_for_each_entry_reverse(dev, &kiwi_client_devices, client_node)
+		kiwi_client_remove_one(client, dev);
+	list_del(&client->node);
+}
+
 /**
  * kiwi_register_client() - hear of every kiwi device, now and later
  * @client: the client, with Linux's &struct ib_client callbacks
@@ -144,21 +168,31 @@ void kiwi_clients_device_remove(struct ib_device *dev)
  * @client->add runs for each device already registered before this
  * returns, and for each device registered later. An add that returns an
  * error leaves @client and that device unassociated: no remove for it.
+ * -ENOMEM from add, or no memory to record the association, fails the
+ * registration under way: this one, or the device's. If this fails,
+ * @client->remove has run for every device its add accepted, and
+ * @client is not registered.
  *
  * Context: process context; sleeps. Not from a client callback.
- * Return: 0.
+ * Return: 0, or -ENOMEM.
  */
 int kiwi_register_client(struct ib_client *client)
 {
 	struct ib_device *dev;
+	int ret = 0;
 
 	might_sleep();
 	mutex_lock(&kiwi_clients_lock);
 	list_add_tail(&client->node, &kiwi_clients);
-	list_for_each_entry(dev, &kiwi_client_devices, client_node)
-		kiwi_client_add_one(client, dev);
+	list_for_each_entry(dev, &kiwi_client_devices, client_node) {
+		ret = kiwi_client_add_one(client, dev);
+		if (ret)
+			break;
+	}
+	if (ret)
+		kiwi_client_remove_all(client);
 	mutex_unlock(&kiwi_clients_lock);
-	return 0;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(kiwi_register_client);
 
@@ -173,13 +207,9 @@ EXPORT_SYMBOL_GPL(kiwi_register_client);
  */
 void kiwi_unregister_client(struct ib_client *client)
 {
-	struct ib_device *dev;
-
 	might_sleep();
 	mutex_lock(&kiwi_clients_lock);
-	list_for_each_entry_reverse(dev, &kiwi_client_devices, client_node)
-		kiwi_client_remove_one(client, dev);
-	list_del(&client->node);
+	kiwi_client_remove_all(client);
 	mutex_unlock(&kiwi_clients_lock);
 }
 EXPORT_SYMBOL_GPL(kiwi_unregister_client);

@@ -200,7 +200,9 @@ static bool kiwi_device_has_verbs_groups(const struct kiwi_provider_ops *ops)
  *	@iw_max_private_data and optionally @dma_device, @node_guid and
  *	@num_comp_vectors
  *
- * Reads the device's limits with @ops->query_device.
+ * Reads the device's limits with @ops->query_device, then runs every
+ * client's add. Lookups by name or net_device find the device only once
+ * the clients have all heard of it.
  *
  * Context: process context; sleeps.
  * Return: 0; -EINVAL for a nameless device, an op table without a
@@ -209,7 +211,10 @@ static bool kiwi_device_has_verbs_groups(const struct kiwi_provider_ops *ops)
  * req_notify, required with QPs; MR: reg_kernel_mr, dereg_mr; reg_sg_mr
  * is optional but needs the MR group, as do alloc_mr and map_mr_sg, which
  * come together), or limits beyond what MPA carries;
- * -EEXIST if the name is taken; or the error of @ops->query_device.
+ * -EEXIST if the name is taken; the error of @ops->query_device; or
+ * -ENOMEM if a client's association with @dev could not be recorded
+ * (the device was then unregistered again: the clients that heard of it
+ * were told it went, and so were the ids they made on it).
  */
 int kiwi_register_device(struct ib_device *dev)
 {
@@ -242,6 +247,7 @@ int kiwi_register_device(struct ib_device *dev)
 	INIT_LIST_HEAD(&dev->client_ctxs);
 	kiwi_device_event_init(dev);
 	dev->dying = false;
+	dev->hidden = true;
 
 	mutex_lock(&kiwi_devices_lock);
 	if (kiwi_device_find(dev->name)) {
@@ -251,7 +257,15 @@ int kiwi_register_device(struct ib_device *dev)
 	list_add_tail(&dev->node, &kiwi_devices);
 	kiwi_debugfs_add_device(dev);
 	mutex_unlock(&kiwi_devices_lock);
-	kiwi_clients_device_add(dev);
+	ret = kiwi_clients_device_add(dev);
+	if (ret) {
+		/* what the clients that heard of it made on it goes too */
+		kiwi_unregister_device(dev);
+		return ret;
+	}
+	mutex_lock(&kiwi_devices_lock);
+	dev->hidden = false;
+	mutex_unlock(&kiwi_devices_lock);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kiwi_register_device);
@@ -270,7 +284,7 @@ struct ib_device *kiwi_device_get_by_name(const char *name)
 
 	mutex_lock(&kiwi_devices_lock);
 	dev = kiwi_device_find(name);
-	if (dev && !kiwi_device_get_live(dev))
+	if (dev && (dev->hidden || !kiwi_device_get_live(dev)))
 		dev = NULL;
 	mutex_unlock(&kiwi_devices_lock);
 	return dev;
@@ -291,7 +305,8 @@ struct ib_device *kiwi_device_get_by_netdev(struct net_device *netdev)
 
 	mutex_lock(&kiwi_devices_lock);
 	list_for_each_entry(dev, &kiwi_devices, node) {
-		if (dev->netdev == netdev && kiwi_device_get_live(dev)) {
+		if (dev->netdev == netdev && !dev->hidden &&
+		    kiwi_device_get_live(dev)) {
 			found = dev;
 			break;
 		}

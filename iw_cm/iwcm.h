@@ -189,7 +189,7 @@ int kiwi_rw_init_mrs(struct ib_qp *qp, const struct ib_qp_init_attr *init);
 void kiwi_qp_event_stop(struct ib_qp *qp, bool sync);
 void kiwi_cq_event_init(struct ib_cq *cq);
 void kiwi_cq_event_stop(struct ib_cq *cq, bool sync);
-void kiwi_clients_device_add(struct ib_device *dev);
+int kiwi_clients_device_add(struct ib_device *dev);
 void kiwi_clients_device_remove(struct ib_device *dev);
 unsigned int kiwi_verbs_orphan(struct ib_device *dev);
 void kiwi_verbs_track(struct ib_device *dev, struct rdma_restrack_entry *res,

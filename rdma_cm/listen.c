@@ -23,8 +23,11 @@ static LIST_HEAD(kiwi_rdma_fans);
 /* Devices known from the client's add callback (kiwi_rdma_lock). */
 static LIST_HEAD(kiwi_rdma_devs);
 
+/* A device's fans that failed for want of memory are tried again. */
+#define KIWI_RDMA_FAN_RETRY	HZ
+
 static void kiwi_rdma_fan_work_fn(struct work_struct *work);
-static DECLARE_WORK(kiwi_rdma_fan_work, kiwi_rdma_fan_work_fn);
+static DECLARE_DELAYED_WORK(kiwi_rdma_fan_work, kiwi_rdma_fan_work_fn);
 
 static bool kiwi_rdma_fan_has(struct kiwi_rdma_priv *owner,
 			      struct kiwi_rdma_dev *rdev)
@@ -78,7 +81,10 @@ out_unlock:
 	return found;
 }
 
-/* Listen on one device for @owner. The fan is recorded even if it fails. */
+/*
+ * Listen on one device for @owner. A fan that fails stays recorded, so
+ * that it is not tried again, unless it failed for want of memory.
+ */
 static int kiwi_rdma_fan_open(struct kiwi_rdma_priv *owner,
 			      struct kiwi_rdma_dev *rdev)
 {
@@ -94,23 +100,33 @@ static int kiwi_rdma_fan_open(struct kiwi_rdma_priv *owner,
 	fan->rdev = rdev;
 	list_add_tail(&fan->node, &kiwi_rdma_fans);
 	cm = kiwi_cm_create_id(rdev->dev, kiwi_rdma_cm_handler, owner);
-	if (IS_ERR(cm))
-		return PTR_ERR(cm);
+	if (IS_ERR(cm)) {
+		ret = PTR_ERR(cm);
+		goto out_forget;
+	}
 	cm->local_addr = owner->id.route.addr.src_addr;
 	kiwi_rdma_apply_options(owner, cm);
 	ret = kiwi_cm_listen(cm, owner->backlog);
 	if (ret) {
 		kiwi_cm_destroy_id(cm);
-		return ret;
+		goto out_forget;
 	}
 	fan->cm = cm;
 	return 0;
+
+out_forget:
+	if (ret == -ENOMEM) {
+		list_del(&fan->node);
+		kfree(fan);
+	}
+	return ret;
 }
 
 /*
  * Open the fans missing for @only (rdma_listen(): any error but a device
  * going away fails the call) or for every wildcard listener (a device was
- * added: errors are reported and that device is skipped).
+ * added: errors are reported and that device is skipped, but -ENOMEM
+ * stops the work, which tries again later).
  */
 static int kiwi_rdma_fan_fill(struct kiwi_rdma_priv *only)
 {
@@ -221,9 +237,27 @@ EXPORT_SYMBOL_IF_KUNIT(kiwi_rdma_fan_count);
 
 static void kiwi_rdma_fan_work_fn(struct work_struct *work)
 {
+	int ret;
+
 	mutex_lock(&kiwi_rdma_fan_lock);
-	kiwi_rdma_fan_fill(NULL);
+	ret = kiwi_rdma_fan_fill(NULL);
 	mutex_unlock(&kiwi_rdma_fan_lock);
+	if (ret != -ENOMEM)
+		return;
+	pr_warn_ratelimited("kiwi_rdmacm: no memory for a wildcard listener's share of a device; trying again\n");
+	queue_delayed_work(kiwi_rdma_wq, &kiwi_rdma_fan_work,
+			   KIWI_RDMA_FAN_RETRY);
+}
+
+/**
+ * kiwi_rdma_fan_exit() - stop the work that opens wildcard listeners' fans
+ *
+ * Context: process context; sleeps. After the client is unregistered (no
+ * device add queues the work any more), before kiwi_rdma_wq is destroyed.
+ */
+void kiwi_rdma_fan_exit(void)
+{
+	cancel_delayed_work_sync(&kiwi_rdma_fan_work);
 }
 
 static void kiwi_rdma_dev_remove_work(struct work_struct *work)
@@ -254,8 +288,9 @@ static void kiwi_rdma_dev_remove_work(struct work_struct *work)
  * a worker: this runs under the core's client lock.
  *
  * Context: process context, the core's client lock held.
- * Return: 0, also when out of memory (wildcard listeners then do not use
- * @dev): kiwi_rdma_device_remove() must still run for the ids bound to it.
+ * Return: 0 (also for a device already going: kiwi_rdma_device_remove()
+ * runs for it next), or -ENOMEM, on which the core fails the device's
+ * registration, or this module's registration as a client.
  */
 int kiwi_rdma_device_add(struct ib_device *dev)
 {
@@ -263,7 +298,7 @@ int kiwi_rdma_device_add(struct ib_device *dev)
 
 	rdev = kiwi_should_fail() ? NULL : kzalloc(sizeof(*rdev), GFP_KERNEL);
 	if (!rdev)
-		return 0;
+		return -ENOMEM;
 	if (!kiwi_device_get_live(dev)) {
 		kfree(rdev);
 		return 0;
@@ -274,7 +309,7 @@ int kiwi_rdma_device_add(struct ib_device *dev)
 	mutex_lock(&kiwi_rdma_lock);
 	list_add_tail(&rdev->node, &kiwi_rdma_devs);
 	mutex_unlock(&kiwi_rdma_lock);
-	queue_work(kiwi_rdma_wq, &kiwi_rdma_fan_work);
+	mod_delayed_work(kiwi_rdma_wq, &kiwi_rdma_fan_work, 0);
 	return 0;
 }
 

@@ -50,6 +50,8 @@ static int __init kiwi_rdmacm_init(void)
 	return 0;
 
 err_netdev_exit:
+	/* the devices added before the failure queued the fan work */
+	kiwi_rdma_fan_exit();
 	kiwi_rdma_netdev_exit();
 
 err_destroy_id_wq:
@@ -66,6 +68,7 @@ static void __exit kiwi_rdmacm_exit(void)
 	if (leaked)
 		pr_err("kiwi_rdmacm: %u ids leaked at unload\n", leaked);
 	kiwi_unregister_client(&kiwi_rdma_client);
+	kiwi_rdma_fan_exit();
 	kiwi_rdma_netdev_exit();
 	/* a device's removal work queues its drain on the id queue */
 	destroy_workqueue(kiwi_rdma_wq);

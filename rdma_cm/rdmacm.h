@@ -264,6 +264,7 @@ int kiwi_rdma_resolve(struct kiwi_rdma_priv *priv);
 /* listen.c */
 int kiwi_rdma_fan_listen(struct kiwi_rdma_priv *priv, int backlog);
 void kiwi_rdma_fan_stop(struct kiwi_rdma_priv *priv);
+void kiwi_rdma_fan_exit(void);
 int kiwi_rdma_fan_count(struct kiwi_rdma_priv *priv);
 struct kiwi_cm_id *kiwi_rdma_fan_cm(struct kiwi_rdma_priv *priv,
 				    struct ib_device *dev);

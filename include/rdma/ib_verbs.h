@@ -268,6 +268,8 @@ enum kiwi_device_counter {
  * @cqs: core only: live CQs
  * @mrs: core only: live MRs
  * @dying: core only: unregistration has started
+ * @hidden: core only: registering, its clients not all told yet: not
+ *	found by name or net_device (the registry's lock)
  * @warned: core only: a protocol violation was already WARNed about
  *	(set once, by the first to see it 0)
  * @counters: core only: see enum kiwi_device_counter
@@ -309,6 +311,7 @@ struct ib_device {
 	struct list_head cqs;
 	struct list_head mrs;
 	bool dying;
+	bool hidden;
 	atomic_t warned;
 	atomic_long_t counters[KIWI_DEV_NR_COUNTERS];
 	struct dentry *debugfs;

@@ -52,6 +52,7 @@ static void device_registry(struct kunit *test)
 struct client_log {
 	struct ib_client client;
 	struct ib_device *added[8];
+	bool findable[8];	/* the added device, by name, in add */
 	struct ib_device *removed[8];
 	void *data[8];
 	int nadded;
@@ -67,10 +68,15 @@ static struct client_log *client_log;
 static int client_add(struct ib_device *dev)
 {
 	struct client_log *log = client_log;
+	struct ib_device *found;
 
 	if (log->refuse)
 		return log->refuse;
 	if (log->nadded < ARRAY_SIZE(log->added)) {
+		found = kiwi_device_get_by_name(dev->name);
+		if (found)
+			kiwi_device_put(found);
+		log->findable[log->nadded] = found == dev;
 		ib_set_client_data(dev, &log->client, &log->added[log->nadded]);
 		log->added[log->nadded++] = dev;
 	}
@@ -108,8 +114,9 @@ static int logged(struct ib_device **devs, int n, struct ib_device *dev)
 }
 
 /*
- * Clients hear of devices present and future, get their data back in
- * remove, and may use the registry from remove; lookup by net_device.
+ * Clients hear of devices present and future (a new one before lookups
+ * find it), get their data back in remove, and may use the registry from
+ * remove; lookup by net_device.
  */
 static void device_clients(struct kunit *test)
 {
@@ -131,14 +138,18 @@ static void device_clients(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_register_client(&log.client), 0);
 	i = logged(log.added, log.nadded, u->dev);
 	KUNIT_EXPECT_GE(test, i, 0);
-	if (i >= 0)
+	if (i >= 0) {
 		KUNIT_EXPECT_PTR_EQ(test,
 				    ib_get_client_data(u->dev, &log.client),
 				    (void *)&log.added[i]);
+		KUNIT_EXPECT_TRUE(test, log.findable[i]);
+	}
 	m2 = kiwi_mock_create("kunit-client");
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m2);
 	i = logged(log.added, log.nadded, &m2->dev);
 	KUNIT_EXPECT_GE(test, i, 0);
+	if (i >= 0)
+		KUNIT_EXPECT_FALSE(test, log.findable[i]);
 	KUNIT_EXPECT_LT(test, logged(log.removed, log.nremoved, &m2->dev), 0);
 	kiwi_mock_destroy(m2);
 	KUNIT_EXPECT_EQ(test, log.lookups, 1);
@@ -182,6 +193,96 @@ static void device_client_refuses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, log.nadded, 0);
 	KUNIT_EXPECT_EQ(test, log.nremoved, 0);
 	KUNIT_EXPECT_NULL(test, ib_get_client_data(u->dev, &log.client));
+}
+
+/*
+ * Out of memory for a client's record of a device: the client's
+ * registration fails, after remove ran for the device its add accepted.
+ */
+static void device_client_register_no_memory(struct kunit *test)
+{
+	struct client_log log = { .client = { .name = "kunit-nomem",
+					      .add = client_add,
+					      .remove = client_remove } };
+	struct kiwi_ulp *u = kiwi_ulp_setup(test);
+	struct kiwi_mock *m2;
+	int ret;
+
+	client_log = &log;
+	m2 = kiwi_mock_create("kunit-nomem-2");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m2);
+	/* u->dev, then m2 at least: the second device's record fails */
+	kiwi_fault_fail_nth(2);
+	ret = ib_register_client(&log.client);
+	kiwi_fault_fail_nth(0);
+	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, log.nadded, 1);
+	KUNIT_EXPECT_EQ(test, log.nremoved, 1);
+	KUNIT_EXPECT_PTR_EQ(test, log.removed[0], log.added[0]);
+	KUNIT_EXPECT_NULL(test, ib_get_client_data(u->dev, &log.client));
+	if (!ret)
+		ib_unregister_client(&log.client);
+
+	/* not half registered: it registers again, and unregisters */
+	KUNIT_ASSERT_EQ(test, ib_register_client(&log.client), 0);
+	KUNIT_EXPECT_GE(test, logged(log.added, log.nadded, &m2->dev), 1);
+	ib_unregister_client(&log.client);
+	kiwi_mock_destroy(m2);
+}
+
+/*
+ * Out of memory for a client's record of a new device: the device's
+ * registration fails, wherever in the clients' order it happens, and
+ * every client that heard of the device hears that it went. The n-th
+ * fault point from query_device on fails, for each n the registration
+ * reaches (another client's own allocations may fail without failing
+ * it). A client registered after the logging one makes the log's add
+ * run before a failure at least once.
+ */
+static void device_register_client_no_memory(struct kunit *test)
+{
+	struct client_log log = { .client = { .name = "kunit-nomem",
+					      .add = client_add,
+					      .remove = client_remove } };
+	struct ib_client tail = { .name = "kunit-nomem-tail" };
+	int nth, left = 0, failed = 0, undone = 0;
+	struct ib_device *dev;
+	struct kiwi_mock *m;
+
+	client_log = &log;
+	KUNIT_ASSERT_EQ(test, ib_register_client(&log.client), 0);
+	KUNIT_ASSERT_EQ(test, ib_register_client(&tail), 0);
+	for (nth = 1; nth < 16 && !left; nth++) {
+		log.nadded = 0;
+		log.nremoved = 0;
+		kiwi_fault_fail_nth(nth);
+		m = kiwi_mock_create("kunit-nomem-dev");
+		left = kiwi_fault_remaining();
+		kiwi_fault_fail_nth(0);
+		if (IS_ERR(m)) {
+			KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(m), -ENOMEM,
+					    "n=%d", nth);
+			dev = kiwi_device_get_by_name("kunit-nomem-dev");
+			KUNIT_EXPECT_NULL_MSG(test, dev, "n=%d", nth);
+			if (dev)
+				kiwi_device_put(dev);
+			failed++;
+			undone += log.nremoved;
+		} else {
+			KUNIT_EXPECT_TRUE_MSG(test, !left || log.nadded == 1,
+					      "n=%d: no fault, %d adds", nth,
+					      log.nadded);
+			kiwi_mock_destroy(m);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, log.nremoved, log.nadded, "n=%d",
+				    nth);
+	}
+	KUNIT_EXPECT_GT(test, left, 0);
+	/* query_device, the log's record, the tail's record at least */
+	KUNIT_EXPECT_GE(test, failed, 3);
+	KUNIT_EXPECT_GE(test, undone, 1);
+	ib_unregister_client(&tail);
+	ib_unregister_client(&log.client);
 }
 
 struct async_unregister {
@@ -604,6 +705,8 @@ static struct kunit_case device_cases[] = {
 	KUNIT_CASE(device_registry),
 	KUNIT_CASE(device_clients),
 	KUNIT_CASE(device_client_refuses),
+	KUNIT_CASE(device_client_register_no_memory),
+	KUNIT_CASE(device_register_client_no_memory),
 	KUNIT_CASE(device_removal_live),
 	KUNIT_CASE(device_request_while_unregistering),
 	KUNIT_CASE(device_leak_gives_up),

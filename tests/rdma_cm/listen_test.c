@@ -133,6 +133,50 @@ static void rdmacm_wild_future(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, rt_fan_request(rt, l, rt->m));
 }
 
+/*
+ * Out of memory while a device registered after listen() is added: the
+ * device's registration fails, or it registers and the worker that opens
+ * its share tries again until it listens there. Each fault point the
+ * registration and the worker reach fails once, in turn.
+ */
+static void rdmacm_wild_future_no_memory(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *l = rt_wild(rt, AF_INET, 7106, 0);
+	int nth, left = 0, refused = 0, retried = 0;
+	struct kiwi_mock *m;
+
+	for (nth = 1; nth < 32 && !left; nth++) {
+		kiwi_fault_fail_nth(nth);
+		m = kiwi_mock_create_on("kunit-wild-nomem",
+					init_net.loopback_dev);
+		if (IS_ERR(m)) {
+			left = kiwi_fault_remaining();
+			kiwi_fault_fail_nth(0);
+			KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(m), -ENOMEM, "n=%d",
+					    nth);
+			KUNIT_EXPECT_EQ_MSG(test, rt_fans(l), 1, "n=%d", nth);
+			refused++;
+			continue;
+		}
+		KUNIT_EXPECT_TRUE_MSG(test, rt_wait_fans(l, 2),
+				      "n=%d (%pS): no share on the new device",
+				      nth, kiwi_fault_site());
+		left = kiwi_fault_remaining();
+		kiwi_fault_fail_nth(0);
+		retried += !left;
+		kiwi_mock_destroy(m);
+		KUNIT_EXPECT_TRUE_MSG(test, rt_wait_fans(l, 1), "n=%d", nth);
+	}
+	kunit_info(test, "%d fault points: %d failed the registration, %d the worker",
+		   nth - 2, refused, retried);
+	KUNIT_EXPECT_GT(test, left, 0);
+	/* query_device, the core's record of rdma_cm, rdma_cm's own */
+	KUNIT_EXPECT_GE(test, refused, 3);
+	/* the fan, its iw_cm id */
+	KUNIT_EXPECT_GE(test, retried, 2);
+}
+
 /* One device refusing: listen() fails, listens nowhere, may be retried. */
 static void rdmacm_wild_fails(struct kunit *test)
 {
@@ -455,6 +499,7 @@ static void rdmacm_wild_removal_vs_destroy(struct kunit *test)
 static struct kunit_case rdmacm_listen_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_wild_present, family_gen_params),
 	KUNIT_CASE(rdmacm_wild_future),
+	KUNIT_CASE(rdmacm_wild_future_no_memory),
 	KUNIT_CASE(rdmacm_wild_fails),
 	KUNIT_CASE(rdmacm_wild_removal_vs_destroy),
 	KUNIT_CASE(rdmacm_wild_lock_free),
