@@ -69,7 +69,7 @@ static int kiwi_client_add_one(struct ib_client *client,
 	ret = client->add ? client->add(dev) : 0;
 	if (!ret)
 		return 0;
-	if (ret != -EOPNOTSUPP)
+	if (ret != -EOPNOTSUPP && ret != -ENOMEM)
 		pr_warn("kiwi_iwcm: client %s refused device %s: %pe\n",
 			client->name, dev->name, ERR_PTR(ret));
 	spin_lock_irqsave(&dev->lock, flags);

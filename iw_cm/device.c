@@ -212,9 +212,10 @@ static bool kiwi_device_has_verbs_groups(const struct kiwi_provider_ops *ops)
  * is optional but needs the MR group, as do alloc_mr and map_mr_sg, which
  * come together), or limits beyond what MPA carries;
  * -EEXIST if the name is taken; the error of @ops->query_device; or
- * -ENOMEM if a client's association with @dev could not be recorded
- * (the device was then unregistered again: the clients that heard of it
- * were told it went, and so were the ids they made on it).
+ * -ENOMEM if a client's association with @dev could not be recorded or
+ * a client's add returned -ENOMEM (the device was then unregistered
+ * again: the clients that heard of it were told it went, and so were the
+ * ids they made on it).
  */
 int kiwi_register_device(struct ib_device *dev)
 {

@@ -83,7 +83,8 @@ out_unlock:
 
 /*
  * Listen on one device for @owner. A fan that fails stays recorded, so
- * that it is not tried again, unless it failed for want of memory.
+ * that this pass does not try it again; one that failed for want of
+ * memory is marked, to be forgotten (and tried again) at the pass's end.
  */
 static int kiwi_rdma_fan_open(struct kiwi_rdma_priv *owner,
 			      struct kiwi_rdma_dev *rdev)
@@ -102,36 +103,48 @@ static int kiwi_rdma_fan_open(struct kiwi_rdma_priv *owner,
 	cm = kiwi_cm_create_id(rdev->dev, kiwi_rdma_cm_handler, owner);
 	if (IS_ERR(cm)) {
 		ret = PTR_ERR(cm);
-		goto out_forget;
+		goto out_failed;
 	}
 	cm->local_addr = owner->id.route.addr.src_addr;
 	kiwi_rdma_apply_options(owner, cm);
 	ret = kiwi_cm_listen(cm, owner->backlog);
 	if (ret) {
 		kiwi_cm_destroy_id(cm);
-		goto out_forget;
+		goto out_failed;
 	}
 	fan->cm = cm;
 	return 0;
 
-out_forget:
-	if (ret == -ENOMEM) {
-		list_del(&fan->node);
-		kfree(fan);
-	}
+out_failed:
+	fan->nomem = ret == -ENOMEM;
 	return ret;
+}
+
+/* Forget the fans that failed for want of memory. */
+static void kiwi_rdma_fan_forget_nomem(void)
+{
+	struct kiwi_rdma_fan *fan, *next;
+
+	lockdep_assert_held(&kiwi_rdma_fan_lock);
+	list_for_each_entry_safe(fan, next, &kiwi_rdma_fans, node) {
+		if (fan->nomem) {
+			list_del(&fan->node);
+			kfree(fan);
+		}
+	}
 }
 
 /*
  * Open the fans missing for @only (rdma_listen(): any error but a device
  * going away fails the call) or for every wildcard listener (a device was
- * added: errors are reported and that device is skipped, but -ENOMEM
- * stops the work, which tries again later).
+ * added: errors are reported and that device is skipped, except -ENOMEM,
+ * which this returns at the end of the pass for the work to try again).
  */
 static int kiwi_rdma_fan_fill(struct kiwi_rdma_priv *only)
 {
 	struct kiwi_rdma_priv *owner;
 	struct kiwi_rdma_dev *rdev;
+	bool again = false;
 	int ret;
 
 	lockdep_assert_held(&kiwi_rdma_fan_lock);
@@ -139,12 +152,19 @@ static int kiwi_rdma_fan_fill(struct kiwi_rdma_priv *only)
 		ret = kiwi_rdma_fan_open(owner, rdev);
 		if (!ret || ret == -ENODEV)
 			continue;
-		if (only || ret == -ENOMEM)
+		if (only)
 			return ret;
+		if (ret == -ENOMEM) {
+			again = true;
+			if (!kiwi_rdma_fan_has(owner, rdev))
+				break;	/* not even the fan: end the pass */
+			continue;
+		}
 		pr_warn_ratelimited("kiwi_rdmacm: wildcard listen on %s failed: %d\n",
 				    rdev->dev->name, ret);
 	}
-	return 0;
+	kiwi_rdma_fan_forget_nomem();
+	return again ? -ENOMEM : 0;
 }
 
 /*

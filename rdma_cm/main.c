@@ -50,8 +50,12 @@ static int __init kiwi_rdmacm_init(void)
 	return 0;
 
 err_netdev_exit:
-	/* the devices added before the failure queued the fan work */
+	/*
+	 * The devices added before the failure queued the fan work, and
+	 * their removal work, which queues a drain on the id queue.
+	 */
 	kiwi_rdma_fan_exit();
+	flush_workqueue(kiwi_rdma_wq);
 	kiwi_rdma_netdev_exit();
 
 err_destroy_id_wq:

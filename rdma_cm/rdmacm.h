@@ -195,12 +195,15 @@ struct kiwi_rdma_dev {
  * @owner: the wildcard listener
  * @rdev: the device
  * @cm: its listening iw_cm id, or NULL if listening there failed
+ * @nomem: it failed for want of memory: the fan work forgets it at the
+ *	end of its pass and tries again later
  */
 struct kiwi_rdma_fan {
 	struct list_head node;
 	struct kiwi_rdma_priv *owner;
 	struct kiwi_rdma_dev *rdev;
 	struct kiwi_cm_id *cm;
+	bool nomem;
 };
 
 void kiwi_rdma_apply_options(struct kiwi_rdma_priv *priv,

@@ -216,6 +216,8 @@ static struct loop_dev *loop_dev_add(unsigned int i)
 		mutex_lock(&loop_mutex);
 		loop_devs[i] = NULL;
 		mutex_unlock(&loop_mutex);
+		/* as after unregistering: a client's add may have used it */
+		flush_workqueue(loop_wq);
 		loop_dev_free(ldev);
 		return ERR_PTR(ret);
 	}
