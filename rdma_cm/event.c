@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Events: the one table that turns iw_cm upcalls into rdma_cm events,
- * connect requests, and device removal.
+ * connect requests, device removal, and the names ULPs print them by.
  */
 #include <linux/errno.h>
 #include <linux/minmax.h>
@@ -312,3 +312,78 @@ void kiwi_rdma_device_remove(struct ib_device *dev, void *client_data)
 	mutex_unlock(&kiwi_rdma_lock);
 	kiwi_rdma_dev_forget(dev);
 }
+
+static const char *const kiwi_rdma_event_names[RDMA_CM_NR_EVENTS] = {
+	[RDMA_CM_EVENT_ADDR_RESOLVED] = "ADDR_RESOLVED",
+	[RDMA_CM_EVENT_ADDR_ERROR] = "ADDR_ERROR",
+	[RDMA_CM_EVENT_ROUTE_RESOLVED] = "ROUTE_RESOLVED",
+	[RDMA_CM_EVENT_ROUTE_ERROR] = "ROUTE_ERROR",
+	[RDMA_CM_EVENT_CONNECT_REQUEST] = "CONNECT_REQUEST",
+	[RDMA_CM_EVENT_CONNECT_RESPONSE] = "CONNECT_RESPONSE",
+	[RDMA_CM_EVENT_CONNECT_ERROR] = "CONNECT_ERROR",
+	[RDMA_CM_EVENT_UNREACHABLE] = "UNREACHABLE",
+	[RDMA_CM_EVENT_REJECTED] = "REJECTED",
+	[RDMA_CM_EVENT_ESTABLISHED] = "ESTABLISHED",
+	[RDMA_CM_EVENT_DISCONNECTED] = "DISCONNECTED",
+	[RDMA_CM_EVENT_DEVICE_REMOVAL] = "DEVICE_REMOVAL",
+	[RDMA_CM_EVENT_MULTICAST_JOIN] = "MULTICAST_JOIN",
+	[RDMA_CM_EVENT_MULTICAST_ERROR] = "MULTICAST_ERROR",
+	[RDMA_CM_EVENT_ADDR_CHANGE] = "ADDR_CHANGE",
+	[RDMA_CM_EVENT_TIMEWAIT_EXIT] = "TIMEWAIT_EXIT",
+};
+
+/**
+ * kiwi_rdma_event_msg() - name of an event
+ * @event: the event type
+ *
+ * Context: any context.
+ * Return: its name without the ``RDMA_CM_EVENT_`` prefix, "UNKNOWN" if out
+ * of range.
+ */
+const char *kiwi_rdma_event_msg(enum rdma_cm_event_type event)
+{
+	if ((unsigned int)event >= RDMA_CM_NR_EVENTS)
+		return "UNKNOWN";
+	return kiwi_rdma_event_names[event];
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_event_msg);
+
+/**
+ * kiwi_rdma_reject_msg() - describe the status of a REJECTED event
+ * @id: the id
+ * @reason: the event's status
+ *
+ * Context: any context.
+ * Return: a description; every provider's refusal has the same status.
+ */
+const char *kiwi_rdma_reject_msg(struct rdma_cm_id *id, int reason)
+{
+	if (reason == -ECONNREFUSED)
+		return "consumer or peer refused the connection";
+	return "unrecognized reason";
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_reject_msg);
+
+/**
+ * kiwi_rdma_consumer_reject_data() - the private data a peer rejected with
+ * @id: the id
+ * @ev: a REJECTED event
+ * @data_len: set to the length
+ *
+ * Context: the id's handler, during @ev.
+ * Return: the data (valid during the handler), or NULL for another event
+ * or none.
+ */
+const void *kiwi_rdma_consumer_reject_data(struct rdma_cm_id *id,
+					   struct rdma_cm_event *ev,
+					   u8 *data_len)
+{
+	if (ev->event != RDMA_CM_EVENT_REJECTED ||
+	    !ev->param.conn.private_data_len) {
+		*data_len = 0;
+		return NULL;
+	}
+	*data_len = ev->param.conn.private_data_len;
+	return ev->param.conn.private_data;
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_consumer_reject_data);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Options of an rdma_cm id: Linux's socket-like ones (address family only,
- * address reuse) and kiwi's iWARP level of rdma_set_option().
+ * address reuse, type of service) and kiwi's iWARP level of
+ * rdma_set_option().
  */
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -150,3 +151,25 @@ void kiwi_rdma_apply_options(struct kiwi_rdma_priv *priv,
 			WARN_ON(kiwi_cm_set_option(cm, i, &opts.val[i],
 						   sizeof(opts.val[i])));
 }
+
+/**
+ * kiwi_rdma_set_service_type() - set the type of service of an id
+ * @id: the id
+ * @tos: IPv4 TOS / IPv6 traffic class
+ *
+ * Takes effect at the next route resolution: set between
+ * rdma_resolve_addr() and rdma_resolve_route(), the route is looked up
+ * with it. Set before rdma_connect() or rdma_listen(), it is also the
+ * TOS (traffic class) of the connection's TCP socket, or of the
+ * listener's and so of each connection it accepts (the provider's TCP
+ * keeps the ECN bits). Without this call the sockets keep the kernel's
+ * default.
+ *
+ * Context: any context.
+ */
+void kiwi_rdma_set_service_type(struct rdma_cm_id *id, int tos)
+{
+	WRITE_ONCE(id->route.tos, (u8)tos);
+	WRITE_ONCE(id->route.tos_set, true);
+}
+EXPORT_SYMBOL_GPL(kiwi_rdma_set_service_type);
