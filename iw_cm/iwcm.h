@@ -153,6 +153,8 @@ void kiwi_cm_put(struct kiwi_cm_priv *priv);
 void kiwi_cm_destroy(struct kiwi_cm_priv *priv);
 void kiwi_cm_qp_put(struct ib_qp *qp);
 bool kiwi_cm_orphan(struct kiwi_cm_priv *priv);
+bool kiwi_cm_is_orphan(struct kiwi_cm_priv *priv);
+int kiwi_cm_check_live(struct kiwi_cm_priv *priv);
 void kiwi_cm_describe(struct kiwi_cm_priv *priv, char *buf, size_t len);
 
 /* event.c */
