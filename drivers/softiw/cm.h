@@ -327,6 +327,7 @@ struct softiw_cep {
  * @sdev: the device
  * @id: the listening cm_id, holding a cm_id reference
  * @work: accepts new TCP connections
+ * @retry: queues @work again after an accept failed for want of memory
  * @pending: connections waiting for their MPA request
  * @npending: their number, at most softiw_max_pending
  */
@@ -339,6 +340,7 @@ struct softiw_listener {
 	struct softiw_device *sdev;
 	struct kiwi_cm_id *id;
 	struct work_struct work;
+	struct delayed_work retry;
 	struct list_head pending;
 	unsigned int npending;
 };

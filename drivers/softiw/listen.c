@@ -4,7 +4,10 @@
  * TCP connections become endpoints waiting for their MPA request; at most
  * max_pending of them per listener. When that many wait, the oldest is
  * dropped for the new one: peers that connect and stay silent cannot lock
- * out clients, which send their request at once.
+ * out clients, which send their request at once. A connection the
+ * kernel could not accept (a socket's memory) stays in the TCP accept
+ * queue and is tried again SOFTIW_ACCEPT_RETRY later: no new connection
+ * may come to wake the listener.
  */
 #include <kunit/visibility.h>
 #include <linux/slab.h>
@@ -12,6 +15,8 @@
 #include <net/tcp_states.h>
 
 #include "cm.h"
+
+#define SOFTIW_ACCEPT_RETRY	(HZ / 10)
 
 /**
  * softiw_listener_put() - drop a reference on a listener
@@ -89,6 +94,26 @@ static struct softiw_cep *softiw_listener_take(struct softiw_listener *lst,
 }
 
 /*
+ * The next connection of the accept queue, if the kernel can accept one;
+ * if it has no memory for it, the connection stays queued for a retry.
+ */
+static struct socket *softiw_listener_accept(struct softiw_listener *lst)
+{
+	struct socket *sock;
+	int ret;
+
+	lockdep_assert_held(&lst->lock);
+	kiwi_race_at(KIWI_RACE_SOFTIW_ACCEPT, lst->id);
+	ret = kernel_accept(lst->sock, &sock, O_NONBLOCK);
+	if (!ret)
+		return sock;
+	if (ret != -EAGAIN)
+		queue_delayed_work(softiw_cm_wq, &lst->retry,
+				   SOFTIW_ACCEPT_RETRY);
+	return NULL;
+}
+
+/*
  * Accept the next connection that becomes an endpoint, if any. Those
  * refused (no memory; too many pending once one was evicted this turn)
  * are closed on the way.
@@ -100,8 +125,7 @@ static struct softiw_cep *softiw_listener_next(struct softiw_listener *lst,
 	struct socket *sock;
 
 	mutex_lock(&lst->lock);
-	while (!cep && !lst->dead &&
-	       !kernel_accept(lst->sock, &sock, O_NONBLOCK))
+	while (!cep && !lst->dead && (sock = softiw_listener_accept(lst)))
 		cep = softiw_listener_take(lst, sock, evicted);
 	mutex_unlock(&lst->lock);
 	return cep;
@@ -133,6 +157,15 @@ static void softiw_listener_work(struct work_struct *work)
 		softiw_cep_close_pending(evicted);
 		softiw_cep_put(evicted);
 	}
+}
+
+static void softiw_listener_retry(struct work_struct *work)
+{
+	struct softiw_listener *lst = container_of(to_delayed_work(work),
+						   struct softiw_listener,
+						   retry);
+
+	queue_work(softiw_cm_wq, &lst->work);
 }
 
 /*
@@ -196,6 +229,7 @@ int softiw_create_listen(struct kiwi_cm_id *id, int backlog)
 	lst->sdev = softiw_dev(id->device);
 	lst->id = id;
 	INIT_WORK(&lst->work, softiw_listener_work);
+	INIT_DELAYED_WORK(&lst->retry, softiw_listener_retry);
 	INIT_LIST_HEAD(&lst->pending);
 	ret = softiw_listener_open(lst, &id->local_addr, backlog);
 	if (ret) {
@@ -238,6 +272,8 @@ int softiw_destroy_listen(struct kiwi_cm_id *id)
 	lst->dead = true;
 	softiw_sock_detach(lst->sock, &lst->cbs);
 	mutex_unlock(&lst->lock);
+	/* a retry is queued before @dead only, and may queue the work */
+	cancel_delayed_work_sync(&lst->retry);
 	cancel_work_sync(&lst->work);
 	sock_release(lst->sock);
 	while ((cep = softiw_listener_pop(lst))) {

@@ -37,12 +37,17 @@
  * @KIWI_RACE_RESOLVE_ADDR: rdma_resolve_addr(), the id moved to
  *	ADDR_QUERY and its work not queued yet; process context, no lock
  *	held; the object is the &struct rdma_cm_id
+ * @KIWI_RACE_SOFTIW_ACCEPT: a kiwi_softiw listener's work, about to
+ *	accept the next connection of its TCP accept queue; process
+ *	context, the listener's mutex held; the object is the listening
+ *	&struct kiwi_cm_id
  * @KIWI_RACE_NR: number of points
  */
 enum kiwi_race_point {
 	KIWI_RACE_CM_ORPHAN,
 	KIWI_RACE_CM_FREE,
 	KIWI_RACE_RESOLVE_ADDR,
+	KIWI_RACE_SOFTIW_ACCEPT,
 	KIWI_RACE_NR
 };
 

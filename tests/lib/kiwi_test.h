@@ -24,6 +24,7 @@ struct kiwi_test_module {
 };
 
 ssize_t kiwi_test_read_file(const char *path, char *buf, size_t len);
+int kiwi_test_write_file(const char *path, const char *text);
 bool kiwi_test_path_exists(const char *path);
 void kiwi_test_check_module(struct kunit *test,
 			    const struct kiwi_test_module *want);
@@ -55,6 +56,33 @@ unsigned int kiwi_test_fuzz_iters(void);
 unsigned int kiwi_test_fuzz_reply_iters(void);
 unsigned int kiwi_test_flood_peers(void);
 unsigned int kiwi_test_stress_secs(void);
+#define KIWI_TEST_SLAB_CACHES	320
+
+/**
+ * struct kiwi_test_slab_cache - one slab cache's live objects
+ * @name: the cache, as /proc/slabinfo names it
+ * @bytes: what its live objects take, each counted at its slot's size
+ */
+struct kiwi_test_slab_cache {
+	char name[48];
+	unsigned long bytes;
+};
+
+/**
+ * struct kiwi_test_slab - what slab's caches hold, at one reading
+ * @caches: the caches read, more than @cache holds if there are more
+ * @bytes: what the live objects of all of them take
+ * @cache: the first KIWI_TEST_SLAB_CACHES of them
+ */
+struct kiwi_test_slab {
+	unsigned int caches;
+	unsigned long bytes;
+	struct kiwi_test_slab_cache cache[KIWI_TEST_SLAB_CACHES];
+};
+
+int kiwi_test_slab_read(struct kiwi_test_slab *slab);
+void kiwi_test_slab_report(const char *who, const struct kiwi_test_slab *from,
+			   const struct kiwi_test_slab *to);
 int kiwi_test_dev_list_len(struct ib_device *dev, struct list_head *list);
 int kiwi_test_xa_len(struct xarray *xa);
 

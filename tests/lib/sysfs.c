@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Read what the kernel publishes about loaded modules in sysfs, so suites
- * can check module metadata without reaching into module internals.
+ * can check module metadata without reaching into module internals; and
+ * read and write such files for other ends.
  */
 #include <linux/fs.h>
 #include <linux/kernel.h>
@@ -44,6 +45,32 @@ ssize_t kiwi_test_read_file(const char *path, char *buf, size_t len)
 	return n;
 }
 EXPORT_SYMBOL_GPL(kiwi_test_read_file);
+
+/**
+ * kiwi_test_write_file() - write a string to a (sysfs, debugfs) file
+ * @path: absolute path
+ * @text: what to write, without a newline
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or a negative errno.
+ */
+int kiwi_test_write_file(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open(path, O_WRONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, text, len, &pos);
+	filp_close(f, NULL);
+	if (n < 0)
+		return n;
+	return n == len ? 0 : -EIO;
+}
+EXPORT_SYMBOL_GPL(kiwi_test_write_file);
 
 /**
  * kiwi_test_path_exists() - whether a path resolves

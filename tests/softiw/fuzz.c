@@ -7,8 +7,6 @@
 #include <linux/delay.h>
 #include <linux/minmax.h>
 #include <linux/rcupdate.h>
-#include <linux/mm.h>
-#include <linux/vmstat.h>
 
 #include "cm.h"
 #include "cm_fixture.h"
@@ -214,32 +212,36 @@ void fuzz_ceps_settled(struct kunit *test, unsigned int ceps)
 	KUNIT_EXPECT_EQ(test, kiwi_softiw_live_ceps(), ceps);
 }
 
-/* Slab memory in use, KiB, once the frees RCU holds back are done. */
-static unsigned long fuzz_slab_kib(void)
+/* Live slab, KiB, once the frees RCU holds back are done. */
+static long fuzz_slab_kib(struct kunit *test, struct kiwi_test_slab *now)
 {
 	rcu_barrier();
-	return (global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
-		global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B)) <<
-	       (PAGE_SHIFT - 10);
+	KUNIT_ASSERT_EQ_MSG(test, kiwi_test_slab_read(now), 0,
+			    "slab caches unreadable");
+	return now->bytes >> 10;
 }
 
 /**
  * fuzz_slab_start() - take slab's level at a case's start
+ * @test: the case
  * @slab: where, kept from one chunk of the case to the next
  * @chunk: the chunk starting: the first takes the level, the second
  *	what the first grew to
  *
  * Context: process context; sleeps.
  */
-void fuzz_slab_start(struct fuzz_slab *slab, unsigned int chunk)
+void fuzz_slab_start(struct kunit *test, struct fuzz_slab *slab,
+		     unsigned int chunk)
 {
+	slab->now = kunit_kzalloc(test, sizeof(*slab->now), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, slab->now);
 	slab->low = LONG_MAX;
 	if (chunk) {
 		if (slab->first < 0)
 			slab->first = slab->peak;
 		return;
 	}
-	slab->base = fuzz_slab_kib();
+	slab->base = fuzz_slab_kib(test, slab->now);
 	slab->peak = 0;
 	slab->first = -1;
 }
@@ -255,7 +257,7 @@ void fuzz_slab_start(struct fuzz_slab *slab, unsigned int chunk)
  */
 void fuzz_slab_check(struct kunit *test, struct fuzz_slab *slab)
 {
-	long grew = (long)fuzz_slab_kib() - (long)slab->base;
+	long grew = fuzz_slab_kib(test, slab->now) - (long)slab->base;
 
 	slab->peak = max(slab->peak, grew);
 	slab->low = min(slab->low, grew);
@@ -272,15 +274,20 @@ void fuzz_slab_check(struct kunit *test, struct fuzz_slab *slab)
  * From the second chunk on, the least slab stood at after a batch of this
  * chunk is within FUZZ_SLAB_DRIFT_KIB of the most it stood at in the
  * first: what frames leak raises the level it falls back to, chunk after
- * chunk.
+ * chunk. The first chunk's end is read for the later ones to print the
+ * caches that grew most since.
  *
- * Context: process context.
+ * Context: process context; sleeps.
  */
 void fuzz_slab_end(struct kunit *test, struct fuzz_slab *slab)
 {
-	if (slab->first >= 0)
-		KUNIT_EXPECT_LE_MSG(test, slab->low,
-				    slab->first + FUZZ_SLAB_DRIFT_KIB,
-				    "slab stood %ld KiB up or more all chunk, %ld KiB at most in the first",
-				    slab->low, slab->first);
+	if (slab->first < 0) {
+		fuzz_slab_kib(test, &slab->first_end);
+		return;
+	}
+	KUNIT_EXPECT_LE_MSG(test, slab->low, slab->first + FUZZ_SLAB_DRIFT_KIB,
+			    "slab stood %ld KiB up or more all chunk, %ld KiB at most in the first",
+			    slab->low, slab->first);
+	fuzz_slab_kib(test, slab->now);
+	kiwi_test_slab_report(test->name, &slab->first_end, slab->now);
 }

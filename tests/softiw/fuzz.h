@@ -13,21 +13,25 @@
 #include <linux/prandom.h>
 #include <linux/types.h>
 
+#include "kiwi_test.h"
+
 #define FUZZ_SEED	0x6b697769ULL
 #define FUZZ_BATCH	200	/* frames between two legitimate exchanges */
 #define FUZZ_MAX_CHUNKS	512	/* KUnit parameters of one case, at most */
 #define FUZZ_BYTEWISE	64	/* the longest header a frame has, and more */
 /*
- * Slab across a fuzz case. The churn of sockets leaves slab higher for a
- * while (TIME_WAIT sockets live 60 s, freed objects fill partly used
- * pages, more of them with more CPUs, KASAN's quarantine holds freed
- * objects back) by an amount set by the rate of
- * connections, not by their number: it stays within FUZZ_SLAB_BOUND_KIB
- * of the level at the case's start. A leak raises the level slab falls
- * back to, chunk after chunk: from the second chunk on, the least slab
- * stands at in a chunk must be within FUZZ_SLAB_DRIFT_KIB of the most it
- * stood at in the first. (The most it stands at creeps up over a long run
- * by chance alone, as the highest of ever more samples does.)
+ * Slab across a fuzz case, read as the bytes of live objects with every
+ * cache shrunk (kiwi_test_slab_read()): what partly used pages, per-CPU
+ * slabs and KASAN's quarantine hold is not counted. The churn of sockets
+ * still leaves more live for a while (TIME_WAIT sockets live 60 s, frees
+ * that RCU batches) by an amount set by the rate of connections, not by
+ * their number: it stays within FUZZ_SLAB_BOUND_KIB of the level at the
+ * case's start. A leak raises the level slab falls back to, chunk after
+ * chunk: from the second chunk on, the least slab stands at in a chunk
+ * must be within FUZZ_SLAB_DRIFT_KIB of the most it stood at in the
+ * first. (The most it stands at creeps up over a long run by chance
+ * alone, as the highest of ever more samples does.) Each chunk's end
+ * names the caches that grew most since the first chunk's end.
  */
 #define FUZZ_SLAB_BOUND_KIB	8192
 #define FUZZ_SLAB_DRIFT_KIB	2048
@@ -38,12 +42,16 @@
  * @peak: the most it stood above @base after a batch, KiB
  * @first: @peak when the first chunk ended, or -1 before
  * @low: the least it stood above @base after a batch of this chunk, KiB
+ * @now: a reading, room for it allocated for each chunk
+ * @first_end: the reading at the end of the first chunk
  */
 struct fuzz_slab {
 	unsigned long base;
 	long peak;
 	long first;
 	long low;
+	struct kiwi_test_slab *now;
+	struct kiwi_test_slab first_end;
 };
 
 u32 fuzz_rand(struct rnd_state *rnd, u32 below);
@@ -57,7 +65,8 @@ const void *fuzz_chunk_next(const void *prev, char *desc,
 unsigned int fuzz_chunk_frames(struct kunit *test, unsigned int chunk,
 			       unsigned int iters, unsigned int *index);
 void fuzz_ceps_settled(struct kunit *test, unsigned int ceps);
-void fuzz_slab_start(struct fuzz_slab *slab, unsigned int chunk);
+void fuzz_slab_start(struct kunit *test, struct fuzz_slab *slab,
+		     unsigned int chunk);
 void fuzz_slab_check(struct kunit *test, struct fuzz_slab *slab);
 void fuzz_slab_end(struct kunit *test, struct fuzz_slab *slab);
 

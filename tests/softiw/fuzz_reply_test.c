@@ -762,7 +762,7 @@ static void fuzz_mpa_reply(struct kunit *test)
 				  &chunk);
 	prandom_seed_state(&f->rnd, FUZZ_SEED + FR_PORT + chunk);
 	f->slab = &fr_slab;
-	fuzz_slab_start(f->slab, chunk);
+	fuzz_slab_start(test, f->slab, chunk);
 	for (i = 0; i < iters; i++) {
 		fr_one(f, chunk * FR_CHUNK + i);
 		if ((i + 1) % FUZZ_BATCH == 0)

@@ -315,7 +315,7 @@ static void fuzz_mpa_request(struct kunit *test)
 				  &chunk);
 	prandom_seed_state(&f->rnd, FUZZ_SEED + 22501 + chunk);
 	f->slab = &fuzz_request_slab;
-	fuzz_slab_start(f->slab, chunk);
+	fuzz_slab_start(test, f->slab, chunk);
 	for (i = 0; i < iters; i++) {
 		struct socket *s = fuzz_connect(f);
 
@@ -496,7 +496,7 @@ static void fuzz_fpdu(struct kunit *test)
 				  &chunk);
 	prandom_seed_state(&f->rnd, FUZZ_SEED + 22502 + chunk);
 	f->slab = &fuzz_fpdu_slab;
-	fuzz_slab_start(f->slab, chunk);
+	fuzz_slab_start(test, f->slab, chunk);
 	while (sent < iters) {
 		sent += fuzz_fpdu_conn(f, buf, iters - sent);
 		if (sent >= next) {
