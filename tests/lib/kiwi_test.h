@@ -56,11 +56,11 @@ unsigned int kiwi_test_fuzz_iters(void);
 unsigned int kiwi_test_fuzz_reply_iters(void);
 unsigned int kiwi_test_flood_peers(void);
 unsigned int kiwi_test_stress_secs(void);
-#define KIWI_TEST_SLAB_CACHES	320
+#define KIWI_TEST_SLAB_CACHES	512
 
 /**
  * struct kiwi_test_slab_cache - one slab cache's live objects
- * @name: the cache, as /proc/slabinfo names it
+ * @name: the cache, as /sys/kernel/slab names its directory
  * @bytes: what its live objects take, each counted at its slot's size
  */
 struct kiwi_test_slab_cache {
@@ -70,9 +70,9 @@ struct kiwi_test_slab_cache {
 
 /**
  * struct kiwi_test_slab - what slab's caches hold, at one reading
- * @caches: the caches read, more than @cache holds if there are more
+ * @caches: the caches read
  * @bytes: what the live objects of all of them take
- * @cache: the first KIWI_TEST_SLAB_CACHES of them
+ * @cache: each of them
  */
 struct kiwi_test_slab {
 	unsigned int caches;

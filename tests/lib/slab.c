@@ -1,119 +1,112 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What slab's caches hold in live objects, read from /proc/slabinfo after
- * shrinking every cache through /sys/kernel/slab/<cache>/shrink. A shrink
- * flushes the per-CPU slabs back to their node and, under KASAN, takes the
- * cache's objects out of the quarantine, so what is read is what the
- * kernel still uses, not what the allocator keeps at hand: a leak shows,
- * partly used pages and freed objects held back do not.
+ * What slab's caches hold in live objects, read from /sys/kernel/slab
+ * (a directory per cache; the names of merged caches are links to it)
+ * after shrinking every cache. A shrink flushes the per-CPU slabs back to
+ * their node and, under KASAN, takes the cache's objects out of the
+ * quarantine, so what is read is what the kernel still uses, not what the
+ * allocator keeps at hand: a leak shows, partly used pages and freed
+ * objects held back do not. (/proc/slabinfo, which says the same, cannot
+ * be read from the kernel: it has no read_iter.)
  */
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/minmax.h>
-#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/printk.h>
 #include <linux/string.h>
 
 #include "kiwi_test.h"
 
-#define SLAB_INFO	"/proc/slabinfo"
-#define SLAB_INFO_MAX	(256 * 1024)	/* /proc/slabinfo, at most */
+#define SLAB_DIR	"/sys/kernel/slab"
 #define SLAB_TOP	3		/* caches a report names */
 
-/* /proc/slabinfo whole, NUL-terminated, in a kvmalloc'd buffer. */
-static char *slab_info_text(void)
-{
-	struct file *f;
-	loff_t pos = 0;
-	size_t len = 0;
-	ssize_t n;
-	char *buf;
+/**
+ * struct slab_names - the caches, as a directory read finds them
+ * @ctx: the directory read's
+ * @slab: where their names go
+ * @err: -E2BIG if there are more than @slab holds, -ENAMETOOLONG if a
+ *	name is longer than it holds
+ */
+struct slab_names {
+	struct dir_context ctx;
+	struct kiwi_test_slab *slab;
+	int err;
+};
 
-	buf = kvmalloc(SLAB_INFO_MAX, GFP_KERNEL);
-	if (!buf)
-		return ERR_PTR(-ENOMEM);
-	f = filp_open(SLAB_INFO, O_RDONLY, 0);
-	if (IS_ERR(f)) {
-		kvfree(buf);
-		return ERR_CAST(f);
-	}
-	do {
-		n = kernel_read(f, buf + len, SLAB_INFO_MAX - 1 - len, &pos);
-		if (n > 0)
-			len += n;
-	} while (n > 0 && len < SLAB_INFO_MAX - 1);
-	filp_close(f, NULL);
-	if (n < 0 || len >= SLAB_INFO_MAX - 1) {
-		kvfree(buf);
-		return ERR_PTR(n < 0 ? n : -EFBIG);
-	}
-	buf[len] = '\0';
-	return buf;
+static bool slab_name(struct dir_context *ctx, const char *name, int len,
+		      loff_t off, u64 ino, unsigned int type)
+{
+	struct slab_names *n = container_of(ctx, struct slab_names, ctx);
+	struct kiwi_test_slab *slab = n->slab;
+
+	if (type != DT_DIR || name[0] == '.')
+		return true;	/* a merged cache's other name, or . and .. */
+	if (slab->caches == KIWI_TEST_SLAB_CACHES)
+		n->err = -E2BIG;
+	else if (len >= sizeof(slab->cache[0].name))
+		n->err = -ENAMETOOLONG;
+	else
+		strscpy(slab->cache[slab->caches++].name, name, len + 1);
+	return !n->err;
 }
 
-/* A cache's line of /proc/slabinfo: name, then active and all objects. */
-static bool slab_info_line(const char *line,
-			   struct kiwi_test_slab_cache *cache)
+/* The caches' names into @slab. */
+static int slab_read_names(struct kiwi_test_slab *slab)
 {
-	unsigned long active, total;
-	unsigned int size;
-	char name[sizeof(cache->name)];
-
-	if (line[0] == '#' || !strncmp(line, "slabinfo", 8))
-		return false;
-	if (sscanf(line, "%47s %lu %lu %u", name, &active, &total, &size) != 4)
-		return false;
-	strscpy(cache->name, name, sizeof(cache->name));
-	cache->bytes = active * size;
-	return true;
-}
-
-/* Read @text into @slab; the caches past KIWI_TEST_SLAB_CACHES count only. */
-static void slab_info_parse(char *text, struct kiwi_test_slab *slab)
-{
-	struct kiwi_test_slab_cache cache;
-	char *line;
-
-	slab->caches = 0;
-	slab->bytes = 0;
-	while ((line = strsep(&text, "\n"))) {
-		if (!slab_info_line(line, &cache))
-			continue;
-		slab->bytes += cache.bytes;
-		if (slab->caches < KIWI_TEST_SLAB_CACHES)
-			slab->cache[slab->caches] = cache;
-		slab->caches++;
-	}
-}
-
-/* Shrink the cache /proc/slabinfo names on @line. */
-static int slab_shrink_one(const char *line)
-{
-	struct kiwi_test_slab_cache cache;
-	char path[64 + sizeof(cache.name)];
+	struct slab_names n = { .ctx.actor = slab_name, .slab = slab };
+	struct file *dir;
 	int err;
 
-	if (!slab_info_line(line, &cache))
-		return 0;
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", cache.name);
-	err = kiwi_test_write_file(path, "1");
-	return err == -ENOENT ? 0 : err;	/* destroyed meanwhile */
+	slab->caches = 0;
+	dir = filp_open(SLAB_DIR, O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	err = iterate_dir(dir, &n.ctx);
+	filp_close(dir, NULL);
+	if (err)
+		return err;
+	if (n.err)
+		return n.err;
+	return slab->caches ? 0 : -ENODATA;
 }
 
-/* Shrink every cache /proc/slabinfo names. */
-static int slab_shrink_all(void)
+/* A number a cache's file starts with. */
+static int slab_read_number(const char *cache, const char *file,
+			    unsigned long *val)
 {
-	char *text = slab_info_text();
-	char *line, *next;
-	int err = 0;
+	char path[96], text[64];
+	ssize_t n;
 
-	if (IS_ERR(text))
-		return PTR_ERR(text);
-	for (next = text; (line = strsep(&next, "\n")) && !err;)
-		err = slab_shrink_one(line);
-	kvfree(text);
-	return err;
+	snprintf(path, sizeof(path), SLAB_DIR "/%s/%s", cache, file);
+	n = kiwi_test_read_file(path, text, sizeof(text));
+	if (n < 0)
+		return n;
+	text[strcspn(text, " ")] = '\0';	/* "objects" goes on per node */
+	return kstrtoul(text, 10, val);
+}
+
+/* What a cache's live objects take, each at its slot's size. */
+static int slab_read_cache(struct kiwi_test_slab_cache *cache)
+{
+	unsigned long objects, size;
+	int err;
+
+	err = slab_read_number(cache->name, "objects", &objects);
+	if (!err)
+		err = slab_read_number(cache->name, "slab_size", &size);
+	if (err)
+		return err;
+	cache->bytes = objects * size;
+	return 0;
+}
+
+static int slab_shrink(const struct kiwi_test_slab_cache *cache)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), SLAB_DIR "/%s/shrink", cache->name);
+	return kiwi_test_write_file(path, "1");
 }
 
 /**
@@ -122,24 +115,32 @@ static int slab_shrink_all(void)
  *
  * Every cache is shrunk first (see the top of this file); the objects
  * that RCU frees are not waited for: call rcu_barrier() before for them.
+ * A cache destroyed meanwhile counts as empty.
  *
  * Context: process context; sleeps.
- * Return: 0, or a negative errno if /proc/slabinfo or a cache's shrink
- * file could not be used (a kernel without SLUB_DEBUG or sysfs).
+ * Return: 0, or a negative errno if /sys/kernel/slab could not be read
+ * (a kernel without SLUB or sysfs) or holds more than @slab does.
  */
 int kiwi_test_slab_read(struct kiwi_test_slab *slab)
 {
-	int err = slab_shrink_all();
-	char *text;
+	unsigned int i;
+	int err;
 
-	if (err)
-		return err;
-	text = slab_info_text();
-	if (IS_ERR(text))
-		return PTR_ERR(text);
-	slab_info_parse(text, slab);
-	kvfree(text);
-	return slab->caches ? 0 : -ENODATA;
+	err = slab_read_names(slab);
+	for (i = 0; i < slab->caches && !err; i++) {
+		err = slab_shrink(&slab->cache[i]);
+		if (err == -ENOENT)	/* destroyed meanwhile */
+			err = 0;
+	}
+	slab->bytes = 0;
+	for (i = 0; i < slab->caches && !err; i++) {
+		slab->cache[i].bytes = 0;
+		err = slab_read_cache(&slab->cache[i]);
+		if (err == -ENOENT)
+			err = 0;
+		slab->bytes += slab->cache[i].bytes;
+	}
+	return err;
 }
 EXPORT_SYMBOL_GPL(kiwi_test_slab_read);
 
@@ -147,10 +148,9 @@ EXPORT_SYMBOL_GPL(kiwi_test_slab_read);
 static long slab_cache_bytes(const struct kiwi_test_slab *slab,
 			     const char *name)
 {
-	unsigned int i, n = min_t(unsigned int, slab->caches,
-				  KIWI_TEST_SLAB_CACHES);
+	unsigned int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < slab->caches; i++)
 		if (!strcmp(slab->cache[i].name, name))
 			return slab->cache[i].bytes;
 	return 0;
@@ -164,20 +164,21 @@ static long slab_cache_bytes(const struct kiwi_test_slab *slab,
  * @to: the later one
  *
  * Names up to three caches whose live objects grew, the most first, with
- * how much: what to look at when a level keeps rising.
+ * how much: what to look at when a level keeps rising. A cache is named
+ * as /sys/kernel/slab names its directory (":A-0000192" for caches
+ * merged under one).
  *
  * Context: process context.
  */
 void kiwi_test_slab_report(const char *who, const struct kiwi_test_slab *from,
 			   const struct kiwi_test_slab *to)
 {
-	unsigned int top[SLAB_TOP], i, j, n, k = 0;
+	unsigned int top[SLAB_TOP], i, j, k = 0;
 	long grew[SLAB_TOP], d;
 	char line[SLAB_TOP * 64];
 	int len = 0;
 
-	n = min_t(unsigned int, to->caches, KIWI_TEST_SLAB_CACHES);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < to->caches; i++) {
 		d = (long)to->cache[i].bytes -
 		    slab_cache_bytes(from, to->cache[i].name);
 		if (d <= 0)

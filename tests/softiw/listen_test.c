@@ -4,14 +4,16 @@
  * memory. The connection stays in the TCP accept queue, and no other
  * comes to wake the listener: its Request must still be delivered
  * (Documentation/softiw.rst, the limits of a listener). failslab fails
- * the socket kernel_accept() allocates: the race point before it marks
- * the listener's work as the one task failslab fails, once.
+ * the socket kernel_accept() allocates: at the race point before it, the
+ * listener's work sets its own fail_nth.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/wait.h>
+#include <net/sock.h>
 
 #include "cm.h"
 #include "cm_fixture.h"
@@ -21,105 +23,56 @@
 /* An MPA revision 1 Request without private data. */
 #define LT_REQ		"MPA ID Req Frame\x00\x01\x00\x00"
 #define LT_REQ_LEN	20
-#define LT_FAILSLAB	"/sys/kernel/debug/failslab/"
 #define LT_WAIT_MS	5000
 
 /**
- * struct lt_attr - a failslab setting of the case, and the one before
- * @name: its file in LT_FAILSLAB
- * @value: what the case sets
- * @saved: what it was, restored after the case
- */
-struct lt_attr {
-	const char *name;
-	const char *value;
-	char saved[24];
-};
-
-/*
- * Only tasks marked fail, each slab allocation (at any size, even those
- * that may sleep) once; quietly: the failure is the case's to see.
- */
-static const struct lt_attr lt_failslab[] = {
-	{ "task-filter", "Y" },
-	{ "ignore-gfp-wait", "N" },
-	{ "cache-filter", "N" },
-	{ "verbose", "0" },
-	{ "interval", "1" },
-	{ "space", "0" },
-	{ "times", "1" },
-	{ "probability", "100" },
-};
-
-/**
  * struct lt - the case
- * @attr: the failslab settings, in the order they are set
  * @lst: the listening id
+ * @sk: its listening socket
  * @accepts: accepts its listener's work started
+ * @queued: connections in @sk's accept queue at the first two
+ * @marked: the task whose next slab allocation failslab fails (fail_nth)
  */
 struct lt {
-	struct lt_attr attr[ARRAY_SIZE(lt_failslab)];
 	struct kiwi_cm_id *lst;
+	struct sock *sk;
 	atomic_t accepts;
+	unsigned int queued[2];
+	struct task_struct *marked;
 };
 
-static int lt_attr_write(const struct lt_attr *a, const char *value)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), LT_FAILSLAB "%s", a->name);
-	return kiwi_test_write_file(path, value);
-}
-
-/* Back in the reverse order: failslab is off before the filters go. */
-static void lt_failslab_restore(struct kunit_resource *res)
-{
-	struct lt *l = res->data;
-	int i;
-
-	for (i = ARRAY_SIZE(l->attr) - 1; i >= 0; i--)
-		if (l->attr[i].saved[0])
-			lt_attr_write(&l->attr[i], l->attr[i].saved);
-}
-
-static void lt_failslab_arm(struct kunit *test, struct lt *l)
-{
-	char path[64];
-	int i;
-
-	memcpy(l->attr, lt_failslab, sizeof(l->attr));
-	KUNIT_ASSERT_NOT_NULL(test,
-			      kunit_alloc_resource(test, NULL,
-						   lt_failslab_restore,
-						   GFP_KERNEL, l));
-	for (i = 0; i < ARRAY_SIZE(l->attr); i++) {
-		snprintf(path, sizeof(path), LT_FAILSLAB "%s",
-			 l->attr[i].name);
-		KUNIT_ASSERT_GT_MSG(test,
-				    kiwi_test_read_file(path, l->attr[i].saved,
-							sizeof(l->attr[i].saved)),
-				    0, "%s unreadable", path);
-		KUNIT_ASSERT_EQ(test, lt_attr_write(&l->attr[i],
-						    l->attr[i].value), 0);
-	}
-}
-
 /*
- * The race point, in the listener's work: its first accept fails. The
- * worker stays marked if the retry runs on another: harmless, as
- * failslab fails nothing once @times is spent and the case restored it.
+ * The race point, in the listener's work: the first accept's first slab
+ * allocation, the socket kernel_accept() makes, fails (tests/vm/init lets
+ * failslab fail allocations that may sleep).
  */
 static void lt_accept_hook(void *obj, void *data)
 {
 	struct lt *l = data;
+	int n;
 
-	if (obj == l->lst)
-		current->make_it_fail = atomic_inc_return(&l->accepts) == 1;
+	if (obj != l->lst)
+		return;
+	n = atomic_inc_return(&l->accepts);
+	if (n <= ARRAY_SIZE(l->queued))
+		l->queued[n - 1] = READ_ONCE(l->sk->sk_ack_backlog);
+	if (n == 1) {
+		get_task_struct(current);
+		l->marked = current;
+		current->fail_nth = 1;
+	}
 }
 
+/* A mark not spent (no allocation failed) is taken off the worker. */
 static void lt_hook_disarm(struct kunit_resource *res)
 {
+	struct lt *l = res->data;
+
 	kiwi_race_hook(KIWI_RACE_SOFTIW_ACCEPT, NULL, NULL);
+	if (!l->marked)
+		return;
+	WRITE_ONCE(l->marked->fail_nth, 0);
+	put_task_struct(l->marked);
 }
 
 /*
@@ -133,27 +86,25 @@ static void listen_accept_no_memory(struct kunit *test)
 	struct cmt *t = cmt_setup(test, LT_PORT);
 	const struct cmt_rec *r;
 	struct socket *s;
-	char times[8];
 
 	KUNIT_ASSERT_NOT_NULL(test, l);
 	l->lst = cmt_listen(t);
+	l->sk = ((struct softiw_listener *)l->lst->provider_data)->sock->sk;
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
 							 lt_hook_disarm,
 							 GFP_KERNEL, l));
 	kiwi_race_hook(KIWI_RACE_SOFTIW_ACCEPT, lt_accept_hook, l);
-	lt_failslab_arm(test, l);
 
 	s = cmt_raw_connect(test, LT_PORT);
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(s, LT_REQ, LT_REQ_LEN), LT_REQ_LEN);
 	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
-	KUNIT_EXPECT_GT(test,
-			kiwi_test_read_file(LT_FAILSLAB "times", times,
-					    sizeof(times)), 0);
-	KUNIT_EXPECT_STREQ_MSG(test, times, "0", "no accept failed");
 	KUNIT_ASSERT_NOT_NULL_MSG(test, r,
 				  "the queued connection was not accepted (%d accepts)",
 				  atomic_read(&l->accepts));
-	KUNIT_EXPECT_GE(test, atomic_read(&l->accepts), 2);
+	KUNIT_ASSERT_GE(test, atomic_read(&l->accepts), 2);
+	KUNIT_EXPECT_EQ(test, l->queued[0], 1U);
+	KUNIT_EXPECT_EQ_MSG(test, l->queued[1], 1U,
+			    "the first accept did not fail (is failslab's ignore-gfp-wait N?)");
 
 	s = cmt_raw_connect(test, LT_PORT);
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(s, LT_REQ, LT_REQ_LEN), LT_REQ_LEN);
