@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What slab's caches hold in live objects, read from /sys/kernel/slab
- * (a directory per cache; the names of merged caches are links to it)
- * after shrinking every cache. A shrink flushes the per-CPU slabs back to
- * their node and, under KASAN, takes the cache's objects out of the
- * quarantine, so what is read is what the kernel still uses, not what the
- * allocator keeps at hand: a leak shows, partly used pages and freed
- * objects held back do not. (/proc/slabinfo, which says the same, cannot
- * be read from the kernel: it has no read_iter.)
+ * What slab's caches hold in live objects, read from /sys/kernel/slab (a
+ * directory per cache; the names of merged caches are links to it) after
+ * shrinking every cache. A shrink flushes the per-CPU slabs back to their
+ * node and, under KASAN, takes the cache's objects out of the quarantine,
+ * so what is read is what the kernel still uses, not what the allocator
+ * keeps at hand: a leak shows, partly used pages and freed objects held
+ * back do not. (/proc/slabinfo, which says the same, cannot be read from
+ * the kernel: it has no read_iter.)
  */
 #include <linux/fs.h>
 #include <linux/kernel.h>
