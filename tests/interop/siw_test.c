@@ -213,26 +213,12 @@ static void ipt_param_path(char *path, size_t len, const char *name)
 	snprintf(path, len, "/sys/module/kiwi_softiw/parameters/%s", name);
 }
 
-static int ipt_write(const char *path, const char *value)
-{
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	f = filp_open(path, O_WRONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_write(f, value, strlen(value), &pos);
-	filp_close(f, NULL);
-	return n < 0 ? n : 0;
-}
-
 static int ipt_param_set(const char *name, const char *value)
 {
 	char path[64];
 
 	ipt_param_path(path, sizeof(path), name);
-	return ipt_write(path, value);
+	return kiwi_test_write_file(path, value);
 }
 
 static void ipt_params(struct ipt *t)
@@ -1003,7 +989,7 @@ static int ipt_suite_init(struct kunit_suite *suite)
 
 	if (kiwi_test_read_file(IPT_HUNG_PATH, ipt_hung_secs,
 				sizeof(ipt_hung_secs)) > 0)
-		ipt_write(IPT_HUNG_PATH, IPT_HUNG_SECS);
+		kiwi_test_write_file(IPT_HUNG_PATH, IPT_HUNG_SECS);
 	ret = kiwi_softiw_attach(IPT_KIWI_IFNAME);
 
 	if (ret && ret != -EEXIST) {
@@ -1024,7 +1010,7 @@ static void ipt_suite_exit(struct kunit_suite *suite)
 		ipt_peer_print("kiwi-peer");
 	kiwi_softiw_detach(IPT_KIWI_IFNAME);
 	if (ipt_hung_secs[0])
-		ipt_write(IPT_HUNG_PATH, ipt_hung_secs);
+		kiwi_test_write_file(IPT_HUNG_PATH, ipt_hung_secs);
 }
 
 static struct kunit_case ipt_test_cases[] = {

@@ -4,7 +4,6 @@
  */
 #include <kunit/resource.h>
 #include <linux/delay.h>
-#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
@@ -689,16 +688,11 @@ int cmt_count(struct cmt *t, u8 event)
 void cmt_param(struct kunit *test, const char *name, const char *value)
 {
 	char path[96];
-	struct file *f;
-	loff_t pos = 0;
 
 	snprintf(path, sizeof(path), "/sys/module/kiwi_softiw/parameters/%s",
 		 name);
-	f = filp_open(path, O_WRONLY, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
-	KUNIT_EXPECT_EQ(test, kernel_write(f, value, strlen(value), &pos),
-			(ssize_t)strlen(value));
-	filp_close(f, NULL);
+	KUNIT_EXPECT_EQ_MSG(test, kiwi_test_write_file(path, value), 0,
+			    "%s = %s", name, value);
 }
 
 /**

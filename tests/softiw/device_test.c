@@ -7,7 +7,6 @@
  */
 #include <kunit/test.h>
 #include <linux/etherdevice.h>
-#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
@@ -37,20 +36,6 @@ static bool softiw_test_present(const char *name, struct net_device *netdev)
 	ok = !netdev || dev->netdev == netdev;
 	kiwi_device_put(dev);
 	return ok;
-}
-
-static ssize_t softiw_test_write(const char *path, const char *text)
-{
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	f = filp_open(path, O_WRONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_write(f, text, strlen(text), &pos);
-	filp_close(f, NULL);
-	return n;
 }
 
 /* Leave loopback attached whatever a case did, as the suite began. */
@@ -104,18 +89,19 @@ static void softiw_sysfs_params(struct kunit *test)
 {
 	char buf[64];
 
-	KUNIT_ASSERT_EQ(test, softiw_test_write(PARAMS "detach", "lo\n"), 3);
+	KUNIT_ASSERT_EQ(test, kiwi_test_write_file(PARAMS "detach", "lo\n"), 0);
 	KUNIT_EXPECT_FALSE(test, softiw_test_present("softiw_lo", NULL));
 	KUNIT_EXPECT_EQ(test, kiwi_test_read_file(PARAMS "attach", buf,
 						  sizeof(buf)), 0);
-	KUNIT_EXPECT_EQ(test, softiw_test_write(PARAMS "detach", "lo"),
+	KUNIT_EXPECT_EQ(test, kiwi_test_write_file(PARAMS "detach", "lo"),
 			-ENODEV);
-	KUNIT_EXPECT_EQ(test, softiw_test_write(PARAMS "attach", "\n"),
+	KUNIT_EXPECT_EQ(test, kiwi_test_write_file(PARAMS "attach", "\n"),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, softiw_test_write(PARAMS "attach",
-						"a_name_longer_than_ifnamsiz"),
+	KUNIT_EXPECT_EQ(test, kiwi_test_write_file(PARAMS "attach",
+						   "a_name_longer_than_ifnamsiz"),
 			-EINVAL);
-	KUNIT_ASSERT_EQ(test, softiw_test_write(PARAMS "attach", " lo\n"), 4);
+	KUNIT_ASSERT_EQ(test, kiwi_test_write_file(PARAMS "attach", " lo\n"),
+			0);
 	KUNIT_EXPECT_TRUE(test, softiw_test_present("softiw_lo", NULL));
 }
 
