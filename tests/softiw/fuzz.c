@@ -7,6 +7,8 @@
 #include <linux/delay.h>
 #include <linux/minmax.h>
 #include <linux/rcupdate.h>
+#include <linux/mm.h>
+#include <linux/vmstat.h>
 
 #include "cm.h"
 #include "cm_fixture.h"
@@ -212,38 +214,29 @@ void fuzz_ceps_settled(struct kunit *test, unsigned int ceps)
 	KUNIT_EXPECT_EQ(test, kiwi_softiw_live_ceps(), ceps);
 }
 
-/* Live slab, KiB, once the frees RCU holds back are done. */
-static long fuzz_slab_kib(struct kunit *test, struct kiwi_test_slab *now)
+/* Slab pages in use, KiB, once the frees RCU holds back are done. */
+static unsigned long fuzz_slab_kib(void)
 {
 	rcu_barrier();
-	KUNIT_ASSERT_EQ_MSG(test, kiwi_test_slab_read(now), 0,
-			    "slab caches unreadable");
-	return now->bytes >> 10;
+	return (global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
+		global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B)) <<
+	       (PAGE_SHIFT - 10);
 }
 
 /**
  * fuzz_slab_start() - take slab's level at a case's start
- * @test: the case
  * @slab: where, kept from one chunk of the case to the next
- * @chunk: the chunk starting: the first takes the level, the second
- *	what the first grew to
+ * @chunk: the chunk starting: the first takes the level
  *
  * Context: process context; sleeps.
  */
-void fuzz_slab_start(struct kunit *test, struct fuzz_slab *slab,
-		     unsigned int chunk)
+void fuzz_slab_start(struct fuzz_slab *slab, unsigned int chunk)
 {
-	slab->now = kunit_kzalloc(test, sizeof(*slab->now), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, slab->now);
-	slab->low = LONG_MAX;
-	if (chunk) {
-		if (slab->first < 0)
-			slab->first = slab->peak;
+	if (chunk)
 		return;
-	}
-	slab->base = fuzz_slab_kib(test, slab->now);
+	slab->base = fuzz_slab_kib();
 	slab->peak = 0;
-	slab->first = -1;
+	slab->first_read = false;
 }
 
 /**
@@ -251,16 +244,15 @@ void fuzz_slab_start(struct kunit *test, struct fuzz_slab *slab,
  * @test: the case
  * @slab: the levels, from fuzz_slab_start()
  *
- * Within FUZZ_SLAB_BOUND_KIB of the case's starting level always.
+ * Slab's pages stay within FUZZ_SLAB_BOUND_KIB of the case's start.
  *
  * Context: process context; sleeps.
  */
 void fuzz_slab_check(struct kunit *test, struct fuzz_slab *slab)
 {
-	long grew = fuzz_slab_kib(test, slab->now) - (long)slab->base;
+	long grew = (long)fuzz_slab_kib() - (long)slab->base;
 
 	slab->peak = max(slab->peak, grew);
-	slab->low = min(slab->low, grew);
 	KUNIT_EXPECT_LE_MSG(test, grew, FUZZ_SLAB_BOUND_KIB,
 			    "slab grew %ld KiB since the first chunk",
 			    grew);
@@ -269,25 +261,35 @@ void fuzz_slab_check(struct kunit *test, struct fuzz_slab *slab)
 /**
  * fuzz_slab_end() - check slab at the end of a chunk
  * @test: the case
- * @slab: the levels, from fuzz_slab_start() and fuzz_slab_check()
+ * @slab: the levels, from fuzz_slab_start()
  *
- * From the second chunk on, the least slab stood at after a batch of this
- * chunk is within FUZZ_SLAB_DRIFT_KIB of the most it stood at in the
- * first: what frames leak raises the level it falls back to, chunk after
- * chunk. The first chunk's end is read for the later ones to print the
- * caches that grew most since.
+ * The first chunk's end reads live slab; each later one reads it again,
+ * prints the caches that grew most since the first, and checks that it
+ * grew by FUZZ_SLAB_DRIFT_KIB at most: what frames leak accumulates.
  *
  * Context: process context; sleeps.
  */
 void fuzz_slab_end(struct kunit *test, struct fuzz_slab *slab)
 {
-	if (slab->first < 0) {
-		fuzz_slab_kib(test, &slab->first_end);
+	struct kiwi_test_slab *now = &slab->first_end;
+	long grew;
+
+	if (slab->first_read) {
+		now = kunit_kzalloc(test, sizeof(*now), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, now);
+	}
+	rcu_barrier();
+	KUNIT_ASSERT_EQ_MSG(test, kiwi_test_slab_read(now), 0,
+			    "slab caches unreadable");
+	if (!slab->first_read) {
+		slab->first_read = true;
+		pr_info("%s: live slab %lu KiB at the end of the first chunk\n",
+			test->name, now->bytes >> 10);
 		return;
 	}
-	KUNIT_EXPECT_LE_MSG(test, slab->low, slab->first + FUZZ_SLAB_DRIFT_KIB,
-			    "slab stood %ld KiB up or more all chunk, %ld KiB at most in the first",
-			    slab->low, slab->first);
-	fuzz_slab_kib(test, slab->now);
-	kiwi_test_slab_report(test->name, &slab->first_end, slab->now);
+	kiwi_test_slab_report(test->name, &slab->first_end, now);
+	grew = ((long)now->bytes - (long)slab->first_end.bytes) / 1024;
+	KUNIT_EXPECT_LE_MSG(test, grew, FUZZ_SLAB_DRIFT_KIB,
+			    "live slab grew %ld KiB since the first chunk's end",
+			    grew);
 }

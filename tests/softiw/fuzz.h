@@ -20,37 +20,31 @@
 #define FUZZ_MAX_CHUNKS	512	/* KUnit parameters of one case, at most */
 #define FUZZ_BYTEWISE	64	/* the longest header a frame has, and more */
 /*
- * Slab across a fuzz case, read as the bytes of live objects with every
- * cache shrunk (kiwi_test_slab_read()): what partly used pages, per-CPU
- * slabs and KASAN's quarantine hold is not counted. The churn of sockets
- * still leaves more live for a while (TIME_WAIT sockets live 60 s, frees
- * that RCU batches) by an amount set by the rate of connections, not by
- * their number: it stays within FUZZ_SLAB_BOUND_KIB of the level at the
- * case's start. A leak raises the level slab falls back to, chunk after
- * chunk: from the second chunk on, the least slab stands at in a chunk
- * must be within FUZZ_SLAB_DRIFT_KIB of the most it stood at in the
- * first. (The most it stands at creeps up over a long run by chance
- * alone, as the highest of ever more samples does.) Each chunk's end
- * names the caches that grew most since the first chunk's end.
+ * Slab across a fuzz case, two ways. After each batch, the pages slab
+ * takes: they include what the allocator keeps at hand (per-CPU and
+ * partly used slabs, KASAN's quarantine), and the churn of sockets leaves
+ * more live for a while (TIME_WAIT sockets live 60 s), by an amount set by
+ * the rate of connections, not by their number: within FUZZ_SLAB_BOUND_KIB
+ * of the case's start. At each chunk's end, the bytes of live objects
+ * with every cache shrunk (kiwi_test_slab_read()), which a leak raises
+ * chunk after chunk and the allocator's keeping does not: from the second
+ * chunk on, within FUZZ_SLAB_DRIFT_KIB of the first chunk's end, and the
+ * caches that grew most since are named.
  */
 #define FUZZ_SLAB_BOUND_KIB	8192
 #define FUZZ_SLAB_DRIFT_KIB	2048
 
 /**
  * struct fuzz_slab - slab memory across the chunks of a case
- * @base: KiB in use at the start of its first chunk
- * @peak: the most it stood above @base after a batch, KiB
- * @first: @peak when the first chunk ended, or -1 before
- * @low: the least it stood above @base after a batch of this chunk, KiB
- * @now: a reading, room for it allocated for each chunk
- * @first_end: the reading at the end of the first chunk
+ * @base: KiB of slab pages at the start of its first chunk
+ * @peak: the most they stood above @base after a batch, KiB
+ * @first_read: @first_end holds the first chunk's end
+ * @first_end: live slab at the end of the first chunk
  */
 struct fuzz_slab {
 	unsigned long base;
 	long peak;
-	long first;
-	long low;
-	struct kiwi_test_slab *now;
+	bool first_read;
 	struct kiwi_test_slab first_end;
 };
 
@@ -65,8 +59,7 @@ const void *fuzz_chunk_next(const void *prev, char *desc,
 unsigned int fuzz_chunk_frames(struct kunit *test, unsigned int chunk,
 			       unsigned int iters, unsigned int *index);
 void fuzz_ceps_settled(struct kunit *test, unsigned int ceps);
-void fuzz_slab_start(struct kunit *test, struct fuzz_slab *slab,
-		     unsigned int chunk);
+void fuzz_slab_start(struct fuzz_slab *slab, unsigned int chunk);
 void fuzz_slab_check(struct kunit *test, struct fuzz_slab *slab);
 void fuzz_slab_end(struct kunit *test, struct fuzz_slab *slab);
 

@@ -315,7 +315,7 @@ static void fuzz_mpa_request(struct kunit *test)
 				  &chunk);
 	prandom_seed_state(&f->rnd, FUZZ_SEED + 22501 + chunk);
 	f->slab = &fuzz_request_slab;
-	fuzz_slab_start(test, f->slab, chunk);
+	fuzz_slab_start(f->slab, chunk);
 	for (i = 0; i < iters; i++) {
 		struct socket *s = fuzz_connect(f);
 
@@ -329,10 +329,9 @@ static void fuzz_mpa_request(struct kunit *test)
 	}
 	fuzz_legit(f);
 	fuzz_slab_end(test, f->slab);
-	pr_info("%s chunk %u: %u mutated Requests, %d made a CONNECT_REQUEST, %u of %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld), at least %ld in this chunk\n",
+	pr_info("%s chunk %u: %u mutated Requests, %d made a CONNECT_REQUEST, %u of %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since\n",
 		__func__, chunk, iters, atomic_read(&f->requests), f->v6,
-		f->conns,
-		f->slab->base, f->slab->peak, f->slab->first, f->slab->low);
+		f->conns, f->slab->base, f->slab->peak);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
 	kiwi_destroy_cq(f->cq);
@@ -496,7 +495,7 @@ static void fuzz_fpdu(struct kunit *test)
 				  &chunk);
 	prandom_seed_state(&f->rnd, FUZZ_SEED + 22502 + chunk);
 	f->slab = &fuzz_fpdu_slab;
-	fuzz_slab_start(test, f->slab, chunk);
+	fuzz_slab_start(f->slab, chunk);
 	while (sent < iters) {
 		sent += fuzz_fpdu_conn(f, buf, iters - sent);
 		if (sent >= next) {
@@ -506,9 +505,9 @@ static void fuzz_fpdu(struct kunit *test)
 	}
 	fuzz_legit(f);
 	fuzz_slab_end(test, f->slab);
-	pr_info("%s chunk %u: %u mutated FPDUs, %u of %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since (first chunk: %ld), at least %ld in this chunk\n",
+	pr_info("%s chunk %u: %u mutated FPDUs, %u of %u connections over IPv6; slab %lu KiB at the start, at most %ld KiB more since\n",
 		__func__, chunk, sent, f->v6, f->conns, f->slab->base,
-		f->slab->peak, f->slab->first, f->slab->low);
+		f->slab->peak);
 	cmt_teardown(f->t);
 	fuzz_ceps_settled(test, f->ceps);
 	kiwi_destroy_cq(f->cq);
