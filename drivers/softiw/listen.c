@@ -107,7 +107,7 @@ static struct socket *softiw_listener_accept(struct softiw_listener *lst)
 	ret = kernel_accept(lst->sock, &sock, O_NONBLOCK);
 	if (!ret)
 		return sock;
-	if (ret != -EAGAIN)
+	if (ret == -ENOMEM)
 		queue_delayed_work(softiw_cm_wq, &lst->retry,
 				   SOFTIW_ACCEPT_RETRY);
 	return NULL;
