@@ -3,7 +3,7 @@
  * kiwi_softiw_listen: a listener whose kernel_accept() fails for want of
  * memory. The connection stays in the TCP accept queue, and no other
  * comes to wake the listener: its Request must still be delivered
- * (Documentation/softiw.rst, the limits of a listener). failslab fails
+ * (Documentation/softiw.rst, "Timers and limits"). failslab fails
  * the socket kernel_accept() allocates: at the race point before it, the
  * listener's work sets its own fail_nth.
  */
