@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hostile and fuzz suites' raw MPA peer (hostile_peer.h).
+ * The hostile and fuzz suites' raw MPA peer (hostile_peer.h), and the
+ * checks and .exit the hostile suites share.
  */
 #include <asm/unaligned.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <net/sock.h>
 
 #include "fpdu.h"
 #include "hostile_peer.h"
@@ -231,6 +233,32 @@ int hostile_rreq_put(u8 *buf, u32 msn, u32 sink_stag, u64 sink_to,
 }
 
 /**
+ * hostile_term_expected() - lay out the TERMINATE a refused segment earns
+ * @buf: where
+ * @seg: the refused untagged segment, without a CRC
+ * @layer_etype: the TERMINATE's first byte
+ * @ecode: its error code
+ * @rdmap: bytes of @seg's RDMAP header it copies, with R; 0 for none
+ *
+ * The TERMINATE we expect for a refused untagged segment @seg (no CRC):
+ * queue 2, MSN 1, the cause, M and D, the segment's DDP length and header,
+ * then, with R, @rdmap bytes of its RDMAP header (RFC 5040 section 4.8).
+ *
+ * Return: its length.
+ */
+int hostile_term_expected(u8 *buf, const u8 *seg, u8 layer_etype, u8 ecode,
+			  u8 rdmap)
+{
+	u8 body[4 + 2 + 18 + 28] = { layer_etype, ecode, rdmap ? 0xe0 : 0xc0 };
+	const struct hostile_fpdu term = { 0x4147, 1, 0, body,
+					   4 + 2 + 18 + rdmap, 2 };
+
+	put_unaligned_be16(get_unaligned_be16(seg) - 18, body + 4);
+	memcpy(body + 6, seg + 2, 18 + rdmap);
+	return hostile_fpdu_put(buf, &term, false);
+}
+
+/**
  * hostile_recv_fpdu() - read one whole FPDU (no CRC)
  * @s: the socket
  * @buf: where
@@ -321,4 +349,64 @@ void hostile_prime(struct cmt *t, struct hostile_peer *p)
 	KUNIT_ASSERT_EQ(test, hostile_poll(t, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+}
+
+/**
+ * hostile_expect_term() - expect the TERMINATE that ends the connection
+ * @t: the fixture
+ * @p: the peer; its socket is closed here
+ * @layer_etype: the TERMINATE's first byte
+ * @ecode: its error code
+ *
+ * The client reads a TERMINATE with this cause, then the FIN; the QP is
+ * in ERROR, the id hears CLOSE(-EPROTO) and the next completion on the
+ * fixture's CQ is a flush.
+ */
+void hostile_expect_term(struct cmt *t, struct hostile_peer *p, u8 layer_etype,
+			 u8 ecode)
+{
+	struct kunit *test = t->test;
+	const struct cmt_rec *r;
+	struct ib_wc wc;
+	u8 f[24], rest[64];
+	int n;
+
+	KUNIT_ASSERT_EQ(test, hostile_recv_all(p->s, f, sizeof(f)), 24);
+	/* The rest of the TERMINATE, then a FIN, not a reset. */
+	n = 2 + get_unaligned_be16(f);
+	n = round_up(n, 4) + 4 - sizeof(f);
+	KUNIT_ASSERT_LE(test, n, (int)sizeof(rest));
+	KUNIT_EXPECT_EQ(test, hostile_recv_all(p->s, rest, n), n);
+	KUNIT_EXPECT_EQ(test, cmt_raw_recv(p->s, rest, sizeof(rest), 3000), 0);
+	/* No reset after the FIN either (it would set EPIPE here). */
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->s->sk->sk_err), 0);
+	KUNIT_EXPECT_EQ(test, f[2], 0x41);		/* L, DDP v1 */
+	KUNIT_EXPECT_EQ(test, f[3], 0x47);		/* RDMAP v1, TERMINATE */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 8), 2U);	/* queue */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(f + 12), 1U);	/* MSN */
+	KUNIT_EXPECT_EQ(test, f[20], layer_etype);
+	KUNIT_EXPECT_EQ(test, f[21], ecode);
+	r = cmt_wait(t, KIWI_CM_EVENT_CLOSE, p->child);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -EPROTO);
+	KUNIT_EXPECT_EQ(test, kiwi_softiw_qp_state(p->qp), IB_QPS_ERR);
+	/* The RECV is flushed, not completed with the bad data. */
+	KUNIT_ASSERT_EQ(test, kiwi_poll_cq(t->cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	cmt_raw_close(p->s, false);
+}
+
+/**
+ * hostile_exit() - put back the module parameters a hostile case may
+ *	change
+ * @test: the case
+ *
+ * The .exit of the hostile suites: mpa_timeout_ms and max_pending back
+ * to their defaults, 10000 and 32.
+ */
+void hostile_exit(struct kunit *test)
+{
+	cmt_param(test, "mpa_timeout_ms", "10000");
+	cmt_param(test, "max_pending", "32");
 }

@@ -16,6 +16,8 @@
 #define HOSTILE_WRITE_LAST	0xc140	/* T, L, DDP v1 | RDMAP v1, WRITE */
 #define HOSTILE_RRESP_LAST	0xc142	/* T, L, Read Response */
 #define HOSTILE_RREQ		0x4141	/* L, Read Request */
+#define HOSTILE_REGION		256	/* bytes registered, at offset 256 */
+#define HOSTILE_GUARD		0x5a
 
 /**
  * struct hostile_peer - a raw client connected over MPA to a softiw QP
@@ -81,10 +83,15 @@ int hostile_tagged_put(u8 *buf, u16 ctrl, u32 stag, u64 to,
 		       const void *data, u16 len);
 int hostile_rreq_put(u8 *buf, u32 msn, u32 sink_stag, u64 sink_to,
 		     u32 size, u32 src_stag, u64 src_to);
+int hostile_term_expected(u8 *buf, const u8 *seg, u8 layer_etype, u8 ecode,
+			  u8 rdmap);
 int hostile_recv_fpdu(struct socket *s, u8 *buf, int size);
 int hostile_post(struct ib_qp *qp, u64 wr_id, int opcode, struct ib_mr *mr,
 		 u32 off, u32 len, u64 raddr, u32 rkey);
 int hostile_poll(struct cmt *t, struct ib_wc *wc);
 void hostile_prime(struct cmt *t, struct hostile_peer *p);
+void hostile_expect_term(struct cmt *t, struct hostile_peer *p, u8 layer_etype,
+			 u8 ecode);
+void hostile_exit(struct kunit *test);
 
 #endif
