@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_rdmacm_listen: wildcard listen fans out to every kiwi device of the
- * namespace, present and future; a device going closes its share; listen
- * racing device add and removal on 2 CPUs; create_listen free to take
- * rtnl and the core's registry lock; rdma_set_option() reaching the
+ * namespace, present and future; a share that finds no memory is tried
+ * again without holding up the others; a device going closes its share;
+ * listen racing device add and removal on 2 CPUs; create_listen free to
+ * take rtnl and the core's registry lock; rdma_set_option() reaching the
  * listener's iw_cm id.
  */
 #include <kunit/test.h>
@@ -175,6 +176,75 @@ static void rdmacm_wild_future_no_memory(struct kunit *test)
 	KUNIT_EXPECT_GE(test, refused, 3);
 	/* the fan, its iw_cm id */
 	KUNIT_EXPECT_GE(test, retried, 2);
+}
+
+/*
+ * The ports of the two wildcard listeners of rdmacm_wild_one_no_memory:
+ * the first one's share of the new device fails for want of memory
+ * RT_SICK_FAILS times; the second one's goes through.
+ */
+#define RT_SICK_PORT	7107
+#define RT_WELL_PORT	7108
+#define RT_SICK_FAILS	3
+
+static struct {
+	atomic_t fails_left;
+	atomic_t sick;		/* create_listen calls for the first */
+	atomic_t well;		/* and for the second */
+	atomic_t sick_at_well;	/* the first's calls when the second ran */
+} rt_nomem;
+
+static void rt_nomem_hook(struct kiwi_mock *m, enum kiwi_mock_op op,
+			  struct kiwi_cm_id *id)
+{
+	u16 port = ntohs(((struct sockaddr_in *)&id->local_addr)->sin_port);
+
+	if (op != KIWI_MOCK_CREATE_LISTEN)
+		return;
+	if (port == RT_WELL_PORT) {
+		atomic_set(&rt_nomem.sick_at_well, atomic_read(&rt_nomem.sick));
+		atomic_inc(&rt_nomem.well);
+		return;
+	}
+	if (port != RT_SICK_PORT)
+		return;
+	atomic_inc(&rt_nomem.sick);
+	if (atomic_dec_if_positive(&rt_nomem.fails_left) >= 0)
+		kiwi_mock_fail(m, KIWI_MOCK_CREATE_LISTEN, -ENOMEM);
+}
+
+/*
+ * Two wildcard listeners and a new device; one listener's share of it
+ * keeps failing for want of memory. The pass that fails it goes on to
+ * the other listener, whose share opens at once and is left alone by the
+ * passes that follow; the worker tries the failing share again, once a
+ * pass, until it listens.
+ */
+static void rdmacm_wild_one_no_memory(struct kunit *test)
+{
+	struct kiwi_rt *rt = kiwi_rt_setup(test, true);
+	struct rdma_cm_id *sick = rt_wild(rt, AF_INET, RT_SICK_PORT, 0);
+	struct rdma_cm_id *well = rt_wild(rt, AF_INET, RT_WELL_PORT, 0);
+	int i;
+
+	atomic_set(&rt_nomem.fails_left, RT_SICK_FAILS);
+	atomic_set(&rt_nomem.sick, 0);
+	atomic_set(&rt_nomem.well, 0);
+	atomic_set(&rt_nomem.sick_at_well, -1);
+	kiwi_rt_mock(rt, init_net.loopback_dev, rt_nomem_hook);
+	KUNIT_ASSERT_TRUE(test, rt_wait_fans(well, 2));
+	/* ids are walked in creation order: the failing share came first */
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&rt_nomem.sick_at_well), 1,
+			    "the pass stopped at the share out of memory");
+	/* one pass a second, RT_SICK_FAILS of them failing: wait 15 s */
+	for (i = 0; i < 3; i++)
+		if (rt_wait_fans(sick, 2))
+			break;
+	KUNIT_EXPECT_EQ(test, rt_fans(sick), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rt_nomem.fails_left), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rt_nomem.sick), RT_SICK_FAILS + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rt_nomem.well), 1);
+	KUNIT_EXPECT_EQ(test, rt_fans(well), 2);
 }
 
 /* One device refusing: listen() fails, listens nowhere, may be retried. */
@@ -500,6 +570,7 @@ static struct kunit_case rdmacm_listen_cases[] = {
 	KUNIT_CASE_PARAM(rdmacm_wild_present, family_gen_params),
 	KUNIT_CASE(rdmacm_wild_future),
 	KUNIT_CASE(rdmacm_wild_future_no_memory),
+	KUNIT_CASE(rdmacm_wild_one_no_memory),
 	KUNIT_CASE(rdmacm_wild_fails),
 	KUNIT_CASE(rdmacm_wild_removal_vs_destroy),
 	KUNIT_CASE(rdmacm_wild_lock_free),
