@@ -29,7 +29,6 @@
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
-#define IPT_WAIT_MS	15000	/* an event, under TCG and a loaded host */
 #define IPT_TOOL_SECS	40	/* ucmatose is killed after this long */
 #define IPT_SIW_SETTLE_MS 2000	/* see ipt_kiwi_listens() */
 /*
@@ -40,9 +39,6 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define IPT_HUNG_PATH	"/proc/sys/kernel/hung_task_timeout_secs"
 #define IPT_HUNG_SECS	"240"
 #define IPT_PORT_BASE	18500	/* + the case's index */
-#define IPT_MAX_RECS	16
-#define IPT_KIWI_PD	"kiwi-pd"
-#define IPT_IRD_ORD	1	/* what ucmatose asks for */
 /* ucmatose's -C and -S: messages each way, each over several FPDUs. */
 #define IPT_MSGS	4
 #define IPT_MSG_SIZE	3000
@@ -52,27 +48,6 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define MPA_FLAG_CRC	0x40
 #define MPA_FLAG_REJECT	0x20
 #define MPA_FLAG_ENH	0x10
-
-/**
- * struct ipt_case - one connection
- * @name: its name
- * @kiwi_listens: kiwi is the responder, ucmatose the initiator
- * @rev: kiwi_softiw's mpa_rev
- * @crc: kiwi_softiw's mpa_crc
- * @refused: siw refuses kiwi's Reply (a revision 1 Reply to its revision 2
- *	Request; RFC 6581 allows the fall back, siw does not)
- * @rping: the peer is rping (RDMA READ and WRITE), not ucmatose
- * @ipv6: over the veth pair's IPv6 addresses, not its IPv4 ones
- */
-struct ipt_case {
-	const char *name;
-	bool kiwi_listens;
-	u8 rev;
-	bool crc;
-	bool refused;
-	bool rping;
-	bool ipv6;
-};
 
 static const struct ipt_case ipt_cases[] = {
 	{ "kiwi_connects_rev1",		false, 1, false, false },
@@ -99,70 +74,14 @@ static void ipt_case_desc(const struct ipt_case *c, char *desc)
 KUNIT_ARRAY_PARAM(ipt, ipt_cases, ipt_case_desc);
 
 /**
- * struct ipt_rec - one kiwi event
- * @id: the id
- * @event: its type
- * @status: its status
- * @len: private data length
- * @ird: IRD reported
- * @ord: ORD reported
+ * ipt_handler() - kiwi's CM handler for a case's ids: records each event
+ * @id: the id; its context is the case's &struct ipt
+ * @ev: the event
+ *
+ * Context: process context (a kiwi_cm worker).
+ * Return: 0: the ids are the case's to destroy.
  */
-struct ipt_rec {
-	struct kiwi_cm_id *id;
-	u8 event;
-	int status;
-	u16 len;
-	u16 ird;
-	u16 ord;
-};
-
-/**
- * struct ipt - one case's kiwi side, freed by a KUnit resource
- * @test: the test
- * @c: the case
- * @port: the listener's port (kiwi's or ucmatose's)
- * @tag: names the peer tool's log
- * @peer: the peer tool was started and must be waited for
- * @dev: softiw_kv0
- * @cq: the QP's CQ
- * @pd: the PD of the QP and the MR
- * @qp: the QP, or NULL
- * @listen: kiwi's listening id, or NULL
- * @conn: kiwi's connected id (active, or the request's child), or NULL
- * @lock: protects @recs, @n and @conn
- * @wq: woken on each event
- * @recs: events
- * @n: their number
- * @rev: mpa_rev before the case
- * @crc: mpa_crc before the case
- * @buf: IPT_MSGS receive buffers, then IPT_MSGS send buffers
- * @mr: @buf's MR, or NULL
- * @done: completions reaped, by opcode (IB_WC_SEND, IB_WC_RECV)
- */
-struct ipt {
-	struct kunit *test;
-	const struct ipt_case *c;
-	u16 port;
-	char tag[16];
-	bool peer;
-	struct ib_device *dev;
-	struct ib_cq *cq;
-	struct ib_pd *pd;
-	struct ib_qp *qp;
-	struct kiwi_cm_id *listen;
-	struct kiwi_cm_id *conn;
-	spinlock_t lock;	/* protects recs, n and conn */
-	wait_queue_head_t wq;
-	struct ipt_rec recs[IPT_MAX_RECS];
-	int n;
-	char rev[8];
-	char crc[8];
-	u8 *buf;
-	struct ib_mr *mr;
-	int done[IB_WC_RECV + 1];
-};
-
-static int ipt_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
+int ipt_handler(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev)
 {
 	struct ipt *t = id->context;
 	unsigned long flags;
@@ -197,9 +116,17 @@ static const struct ipt_rec *ipt_find(struct ipt *t, u8 event,
 	return found;
 }
 
-/* An event of kiwi's, or NULL after IPT_WAIT_MS. */
-static const struct ipt_rec *ipt_wait(struct ipt *t, u8 event,
-				      struct kiwi_cm_id *id)
+/**
+ * ipt_wait() - wait for an event of kiwi's
+ * @t: the case
+ * @event: its type
+ * @id: the id it must be for, or NULL for any
+ *
+ * Context: process context; sleeps.
+ * Return: an event of kiwi's, or NULL after IPT_WAIT_MS.
+ */
+const struct ipt_rec *ipt_wait(struct ipt *t, u8 event,
+			       struct kiwi_cm_id *id)
 {
 	const struct ipt_rec *r = NULL;
 
@@ -301,26 +228,43 @@ static int ipt_family(const struct ipt *t)
 	return t->c->ipv6 ? AF_INET6 : AF_INET;
 }
 
-/* An address of the case's family, as text: kiwi's on kv0 or the peer's. */
-static const char *ipt_host(const struct ipt *t, bool peer)
+/**
+ * ipt_host() - an address of the case's family, as text
+ * @t: the case
+ * @peer: the peer's on kv1, not kiwi's on kv0
+ *
+ * Return: an address of the case's family, as text: kiwi's on kv0 or the
+ * peer's.
+ */
+const char *ipt_host(const struct ipt *t, bool peer)
 {
 	return kiwi_test_host_text(ipt_family(t),
 				   peer ? KIWI_TEST_KV1 : KIWI_TEST_KV0);
 }
 
-/* The same address with the case's port. */
-static void ipt_addr(struct ipt *t, struct sockaddr_storage *ss, bool peer)
+/**
+ * ipt_addr() - the same address as ipt_host()'s, with the case's port
+ * @t: the case
+ * @ss: where to put it
+ * @peer: the peer's on kv1, not kiwi's on kv0
+ *
+ * The same address with the case's port.
+ */
+void ipt_addr(struct ipt *t, struct sockaddr_storage *ss, bool peer)
 {
 	kiwi_test_addr(t->test, ss, ipt_family(t),
 		       peer ? KIWI_TEST_KV1 : KIWI_TEST_KV0, t->port);
 }
 
-/*
+/**
+ * ipt_expect_ends() - check the addresses of the case's @conn
+ * @t: the case
+ *
  * What kiwi's CM reports for the connection that is up: kiwi's address
  * and the peer's, in the case's family; the listening side on the case's
  * port, the initiator on the one TCP chose.
  */
-static void ipt_expect_ends(struct ipt *t)
+void ipt_expect_ends(struct ipt *t)
 {
 	bool listens = t->c->kiwi_listens;
 
@@ -330,7 +274,14 @@ static void ipt_expect_ends(struct ipt *t)
 			      KIWI_TEST_KV1, listens ? 0 : t->port);
 }
 
-static u32 ipt_qp(struct ipt *t)
+/**
+ * ipt_qp() - the case's QP, on its CQ and PD, with every iWARP access
+ * @t: the case
+ *
+ * Context: process context; the test is aborted on failure.
+ * Return: its QP number.
+ */
+u32 ipt_qp(struct ipt *t)
 {
 	struct ib_qp_init_attr init = {
 		KT_QP_RC,
@@ -435,8 +386,19 @@ static void ipt_reap(struct ipt *t, enum ib_wc_opcode opcode, int n)
 			    opcode);
 }
 
-static void ipt_start_peer_tool(struct ipt *t, const char *tool,
-				const char *const *args)
+/**
+ * ipt_start_peer_tool() - start a tool in the peer namespace for the case
+ * @t: the case
+ * @tool: "ucmatose" or "rping"
+ * @args: its arguments, NULL-terminated
+ *
+ * It is killed after IPT_TOOL_SECS; ipt_wait_peer() or the case's end
+ * waits for it.
+ *
+ * Context: process context; sleeps; the test is aborted on failure.
+ */
+void ipt_start_peer_tool(struct ipt *t, const char *tool,
+			 const char *const *args)
 {
 	int ret = ipt_peer_run(tool, t->tag, IPT_TOOL_SECS, args);
 
@@ -449,8 +411,14 @@ static void ipt_start_peer(struct ipt *t, const char *const *args)
 	ipt_start_peer_tool(t, "ucmatose", args);
 }
 
-/* The peer's exit status; it is waited for only once. */
-static int ipt_wait_peer(struct ipt *t)
+/**
+ * ipt_wait_peer() - wait for the case's peer tool and print its log
+ * @t: the case
+ *
+ * Context: process context; sleeps.
+ * Return: the peer's exit status; it is waited for only once.
+ */
+int ipt_wait_peer(struct ipt *t)
 {
 	int ret = ipt_peer("wait", t->tag, NULL);
 
@@ -468,12 +436,19 @@ static bool ipt_peer_log_has(struct ipt *t, const char *what)
 	       strstr(buf, what);
 }
 
-/*
+/**
+ * ipt_check_frame() - check an MPA Request or Reply seen on kv0
+ * @t: the case
+ * @f: the frame
+ * @rev: the revision it must have
+ * @crc: whether it must ask for CRC
+ * @ulp_len: the ULP's private data length in it
+ *
  * The frames on kv0: the initiator's Request, the responder's Reply, in
  * packets of the case's IP version.
  */
-static void ipt_check_frame(struct ipt *t, const struct ipt_mpa_frame *f,
-			    u8 rev, bool crc, u16 ulp_len)
+void ipt_check_frame(struct ipt *t, const struct ipt_mpa_frame *f,
+		     u8 rev, bool crc, u16 ulp_len)
 {
 	struct kunit *test = t->test;
 	bool enh = rev == 2;
@@ -491,7 +466,14 @@ static void ipt_check_frame(struct ipt *t, const struct ipt_mpa_frame *f,
 	KUNIT_EXPECT_EQ(test, f->ord, IPT_IRD_ORD);
 }
 
-static void ipt_close(struct ipt *t, struct kiwi_cm_id *id)
+/**
+ * ipt_close() - disconnect an id gracefully and wait for its CLOSE
+ * @t: the case
+ * @id: the id
+ *
+ * Context: process context; sleeps; the test is aborted without a CLOSE.
+ */
+void ipt_close(struct ipt *t, struct kiwi_cm_id *id)
 {
 	int ret = kiwi_cm_disconnect(id, KIWI_CM_DISCONNECT_GRACEFUL);
 	const struct ipt_rec *r;
@@ -518,7 +500,9 @@ static void ipt_check_echo(struct ipt *t)
 					   IPT_MSG_SIZE), 0, "message %d", i);
 }
 
-/*
+/**
+ * ipt_siw_settle() - sleep IPT_SIW_SETTLE_MS before kiwi sends to siw
+ *
  * siw (Linux 6.1) takes its socket's sk_callback_lock with read_lock()
  * in its data_ready callback. If kiwi's MPA Reply arrives while siw's
  * connecting thread still owns the socket (sending its Request under
@@ -529,7 +513,7 @@ static void ipt_check_echo(struct ipt *t)
  * arrives in softirq context. The same holds for anything kiwi sends
  * while siw's thread sends (its Reply, a SEND): an FPDU or a FIN.
  */
-static void ipt_siw_settle(void)
+void ipt_siw_settle(void)
 {
 	msleep(IPT_SIW_SETTLE_MS);
 }
@@ -649,284 +633,6 @@ static void ipt_kiwi_connects(struct ipt *t, struct ipt_capture *cap)
 	ipt_reap(t, IB_WC_SEND, IPT_MSGS);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, ipt_wait(t, KIWI_CM_EVENT_DISCONNECT,
 						 t->conn), "no DISCONNECT");
-	ipt_close(t, t->conn);
-	KUNIT_EXPECT_EQ(test, ipt_wait_peer(t), 0);
-	ipt_capture_read(cap, &wire);
-	ipt_check_frame(t, &wire.req, t->c->rev, t->c->crc,
-			strlen(IPT_KIWI_PD));
-	ipt_check_frame(t, &wire.rep, t->c->rev, t->c->crc, 0);
-}
-
-/* ---- rping's protocol: RDMA READ and WRITE with siw ---- */
-
-/*
- * rping (rdma-core) ping-pong, per round: the client SENDs the address,
- * rkey and size of its source buffer; the server RDMA READs it and SENDs
- * "go ahead"; the client SENDs its sink buffer's; the server RDMA WRITEs
- * what it read there and SENDs "go ahead"; the client compares (-V).
- * Every SEND is a struct ipt_rping_info, 16 bytes.
- */
-#define IPT_RPING_SIZE		5000	/* over several FPDUs on veth */
-#define IPT_RPING_SIZE_STR	"5000"
-#define IPT_RPING_COUNT		3
-#define IPT_RPING_COUNT_STR	"3"
-#define IPT_RPING_SLOT		16	/* RECV and SEND slots of 16 bytes */
-#define IPT_RPING_A		512	/* start (client), rdma buffer (server) */
-#define IPT_RPING_B		(IPT_RPING_A + 8192)	/* client's sink */
-#define IPT_RPING_BUF		(IPT_RPING_B + 8192)
-
-/**
- * struct ipt_rping_info - what an rping SEND carries
- * @buf: address of the buffer
- * @rkey: its rkey
- * @size: its size
- */
-struct ipt_rping_info {
-	__be64 buf;
-	__be32 rkey;
-	__be32 size;
-};
-
-static_assert(sizeof(struct ipt_rping_info) == IPT_RPING_SLOT);
-
-static int ipt_rping_recv(struct ipt *t, int slot)
-{
-	struct ib_sge sge = {
-		.addr = t->mr->iova + slot * IPT_RPING_SLOT,
-		.length = IPT_RPING_SLOT, .lkey = t->mr->lkey,
-	};
-	struct ib_recv_wr wr = { .wr_id = slot, .sg_list = &sge,
-				   .num_sge = 1 };
-	const struct ib_recv_wr *bad;
-
-	return kiwi_post_recv(t->qp, &wr, &bad);
-}
-
-/* The buffer and one MR over it with every right; RECVs in slots 0, 1. */
-static u32 ipt_rping_ready(struct ipt *t)
-{
-	u32 qpn = ipt_qp(t);
-	struct ib_mr *mr;
-	int i;
-
-	t->buf = kzalloc(IPT_RPING_BUF, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(t->test, t->buf);
-	mr = kiwi_reg_kernel_mr(t->pd, t->buf, IPT_RPING_BUF,
-				KIWI_ACCESS_ALL);
-	KUNIT_ASSERT_FALSE(t->test, IS_ERR(mr));
-	t->mr = mr;
-	for (i = 0; i < 2; i++)
-		KUNIT_ASSERT_EQ(t->test, ipt_rping_recv(t, i), 0);
-	return qpn;
-}
-
-/* An unsignaled SEND of a buffer's info (or of zeros: "go ahead"). */
-static int ipt_rping_send(struct ipt *t, int slot, u32 off)
-{
-	struct ipt_rping_info *info = (void *)(t->buf + (4 + slot) *
-					       IPT_RPING_SLOT);
-	struct ib_sge sge = {
-		.addr = t->mr->iova + (4 + slot) * IPT_RPING_SLOT,
-		.length = IPT_RPING_SLOT, .lkey = t->mr->lkey,
-	};
-	struct ib_send_wr wr = {
-		.wr_id = 100 + slot, .sg_list = &sge, .num_sge = 1,
-		.opcode = IB_WR_SEND,
-	};
-	const struct ib_send_wr *bad;
-
-	memset(info, 0, sizeof(*info));
-	if (off) {
-		info->buf = cpu_to_be64(t->mr->iova + off);
-		info->rkey = cpu_to_be32(t->mr->rkey);
-		info->size = cpu_to_be32(IPT_RPING_SIZE);
-	}
-	return kiwi_post_send(t->qp, &wr, &bad);
-}
-
-static int ipt_rping_rdma(struct ipt *t, int opcode, u64 raddr, u32 rkey)
-{
-	struct ib_sge sge = {
-		.addr = t->mr->iova + IPT_RPING_A, .length = IPT_RPING_SIZE,
-		.lkey = t->mr->lkey,
-	};
-	struct ib_rdma_wr wr = {
-		.wr = { .wr_id = 200, .sg_list = &sge, .num_sge = 1,
-			.opcode = opcode, .send_flags = IB_SEND_SIGNALED },
-		.remote_addr = raddr, .rkey = rkey,
-	};
-	const struct ib_send_wr *bad;
-
-	return kiwi_post_send(t->qp, &wr.wr, &bad);
-}
-
-/* The next completion, which must be a success of @opcode. */
-static void ipt_rping_wc(struct ipt *t, int opcode, struct ib_wc *wc)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(IPT_WAIT_MS);
-	int ret = 0;
-
-	while (!ret && time_before(jiffies, end)) {
-		ret = kiwi_poll_cq(t->cq, 1, wc);
-		if (!ret)
-			usleep_range(5000, 10000);
-	}
-	KUNIT_ASSERT_EQ_MSG(t->test, ret, 1, "no completion %d", opcode);
-	KUNIT_ASSERT_EQ(t->test, wc->status, IB_WC_SUCCESS);
-	KUNIT_ASSERT_EQ(t->test, wc->opcode, opcode);
-}
-
-/* Wait for a SEND of the peer; repost its slot. Return: its content. */
-static struct ipt_rping_info ipt_rping_take(struct ipt *t)
-{
-	struct ipt_rping_info info;
-	struct ib_wc wc;
-
-	ipt_rping_wc(t, IB_WC_RECV, &wc);
-	KUNIT_EXPECT_EQ(t->test, wc.byte_len, IPT_RPING_SLOT);
-	memcpy(&info, t->buf + wc.wr_id * IPT_RPING_SLOT, sizeof(info));
-	KUNIT_EXPECT_EQ(t->test, ipt_rping_recv(t, wc.wr_id), 0);
-	return info;
-}
-
-/*
- * What rping's client puts in its source buffer for round @ping: its
- * text, then letters from 'A' + @ping on, cycling through 'A'..'z', and
- * a NUL at the end. Rebuilt here to check the READ byte for byte.
- */
-static void ipt_rping_pattern(u8 *buf, int ping)
-{
-	int i = scnprintf(buf, IPT_RPING_SIZE, "rdma-ping-%d: ", ping);
-	u8 c = 'A' + ping;
-
-	for (; i < IPT_RPING_SIZE; i++) {
-		buf[i] = c;
-		c = c == 'z' ? 'A' : c + 1;
-	}
-	buf[IPT_RPING_SIZE - 1] = 0;
-}
-
-/*
- * kiwi is the rping server: it READs siw's buffer and WRITEs it back to
- * siw's other buffer, which rping -V compares.
- */
-static void ipt_rping_server(struct ipt *t, struct ipt_capture *cap)
-{
-	struct kunit *test = t->test;
-	char port[8];
-	const char *const args[] = { "-c", "-a", ipt_host(t, false), "-p", port,
-			       "-C", IPT_RPING_COUNT_STR, "-S",
-			       IPT_RPING_SIZE_STR, "-V", NULL };
-	struct kiwi_conn_param p = {
-		.private_data = IPT_KIWI_PD,
-		.private_data_len = strlen(IPT_KIWI_PD),
-		.ird = IPT_IRD_ORD, .ord = IPT_IRD_ORD,
-	};
-	struct ipt_rping_info info;
-	struct ipt_wire wire;
-	struct ib_wc wc;
-	u8 *want;
-	int ping;
-
-	want = kunit_kzalloc(test, IPT_RPING_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, want);
-	t->listen = kiwi_cm_create_id(t->dev, ipt_handler, t);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(t->listen));
-	ipt_addr(t, &t->listen->local_addr, false);
-	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(t->listen, 4), 0);
-	snprintf(port, sizeof(port), "%u", t->port);
-	ipt_start_peer_tool(t, "rping", args);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, ipt_wait(t,
-						 KIWI_CM_EVENT_CONNECT_REQUEST,
-						 NULL), "no CONNECT_REQUEST");
-	ipt_expect_ends(t);
-	p.qpn = ipt_rping_ready(t);
-	ipt_siw_settle();
-	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(t->conn, &p), 0);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, ipt_wait(t, KIWI_CM_EVENT_ESTABLISHED,
-						 t->conn), "no ESTABLISHED");
-	for (ping = 0; ping < IPT_RPING_COUNT; ping++) {
-		info = ipt_rping_take(t);
-		KUNIT_ASSERT_EQ(test, be32_to_cpu(info.size), IPT_RPING_SIZE);
-		memset(t->buf + IPT_RPING_A, 0, IPT_RPING_SIZE);
-		KUNIT_ASSERT_EQ(test, ipt_rping_rdma(t, IB_WR_RDMA_READ,
-						     be64_to_cpu(info.buf),
-						     be32_to_cpu(info.rkey)),
-				0);
-		ipt_rping_wc(t, IB_WC_RDMA_READ, &wc);
-		KUNIT_EXPECT_EQ(test, wc.byte_len, IPT_RPING_SIZE);
-		ipt_rping_pattern(want, ping);
-		KUNIT_EXPECT_EQ_MSG(test, memcmp(t->buf + IPT_RPING_A, want,
-						 IPT_RPING_SIZE), 0,
-				    "READ of round %d", ping);
-		KUNIT_ASSERT_EQ(test, ipt_rping_send(t, 0, 0), 0);
-		info = ipt_rping_take(t);
-		KUNIT_ASSERT_EQ(test, ipt_rping_rdma(t, IB_WR_RDMA_WRITE,
-						     be64_to_cpu(info.buf),
-						     be32_to_cpu(info.rkey)),
-				0);
-		ipt_rping_wc(t, IB_WC_RDMA_WRITE, &wc);
-		KUNIT_ASSERT_EQ(test, ipt_rping_send(t, 1, 0), 0);
-	}
-	/* rping's client disconnects after its last round; 0 if all matched. */
-	KUNIT_ASSERT_NOT_NULL_MSG(test, ipt_wait(t, KIWI_CM_EVENT_DISCONNECT,
-						 t->conn), "no DISCONNECT");
-	ipt_close(t, t->conn);
-	KUNIT_EXPECT_EQ(test, ipt_wait_peer(t), 0);
-	ipt_capture_read(cap, &wire);
-	ipt_check_frame(t, &wire.req, 2, false, 0);
-	ipt_check_frame(t, &wire.rep, t->c->rev, t->c->crc,
-			strlen(IPT_KIWI_PD));
-}
-
-/*
- * kiwi is the rping client: siw READs kiwi's source buffer and WRITEs it
- * into kiwi's sink, which kiwi compares byte for byte.
- */
-static void ipt_rping_client(struct ipt *t, struct ipt_capture *cap)
-{
-	struct kunit *test = t->test;
-	char port[8];
-	const char *const args[] = { "-s", "-a", ipt_host(t, true), "-p", port,
-			       "-S", IPT_RPING_SIZE_STR, "-V", NULL };
-	struct kiwi_conn_param p = {
-		.private_data = IPT_KIWI_PD,
-		.private_data_len = strlen(IPT_KIWI_PD),
-		.ird = IPT_IRD_ORD, .ord = IPT_IRD_ORD,
-	};
-	struct ipt_wire wire;
-	const struct ipt_rec *r;
-	int ping;
-
-	snprintf(port, sizeof(port), "%u", t->port);
-	ipt_start_peer_tool(t, "rping", args);
-	KUNIT_ASSERT_EQ_MSG(test, ipt_peer("listening", port, NULL), 0,
-			    "rping does not listen");
-	t->conn = kiwi_cm_create_id(t->dev, ipt_handler, t);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(t->conn));
-	ipt_addr(t, &t->conn->remote_addr, true);
-	p.qpn = ipt_rping_ready(t);
-	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(t->conn, &p), 0);
-	r = ipt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, t->conn);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, r, "no CONNECT_REPLY");
-	KUNIT_ASSERT_EQ(test, r->status, 0);
-	ipt_expect_ends(t);
-	/* siw, the responder, must take its Reply's send alone: see above. */
-	ipt_siw_settle();
-	for (ping = 0; ping < IPT_RPING_COUNT; ping++) {
-		ipt_rping_pattern(t->buf + IPT_RPING_A, ping + 5);
-		memset(t->buf + IPT_RPING_B, 0, IPT_RPING_SIZE);
-		KUNIT_ASSERT_EQ(test, ipt_rping_send(t, 0, IPT_RPING_A), 0);
-		ipt_rping_take(t);	/* siw READ the source */
-		KUNIT_ASSERT_EQ(test, ipt_rping_send(t, 1, IPT_RPING_B), 0);
-		ipt_rping_take(t);	/* siw WROTE it to the sink */
-		KUNIT_EXPECT_EQ_MSG(test, memcmp(t->buf + IPT_RPING_A,
-						 t->buf + IPT_RPING_B,
-						 IPT_RPING_SIZE), 0,
-				    "round %d", ping);
-	}
-	/* Nor may kiwi's FIN reach siw while it still sends its last SEND. */
-	ipt_siw_settle();
 	ipt_close(t, t->conn);
 	KUNIT_EXPECT_EQ(test, ipt_wait_peer(t), 0);
 	ipt_capture_read(cap, &wire);

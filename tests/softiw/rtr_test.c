@@ -5,37 +5,21 @@
  * both ways, on lo and from kv0 to kv1 in the peer namespace; a raw TCP
  * peer on either side that reads every setup FPDU byte for byte: the
  * RTR, the READ response, the TERMINATEs of a wrong RTR, of a missing
- * one, of insufficient IRD and of no matching RTR type; the MPA
+ * one, of insufficient IRD and of no matching RTR type; and the MPA
  * revision 1 rule that the responder sends no FPDU before it has
- * received one; and the per-id iWARP options, each seen on the wire.
+ * received one. The per-id iWARP options are kiwi_softiw_rtr_option's.
  */
 #include <asm/unaligned.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
-#include <linux/in.h>
 #include <linux/module.h>
 #include <linux/string.h>
-#include <net/sock.h>
 
 #include "cm_fixture.h"
 #include "fpdu.h"
 #include "kiwi_test.h"
+#include "rtr_util.h"
 #include "softiw.h"
-
-#define KEY_REQ "MPA ID Req Frame"
-#define KEY_REP "MPA ID Rep Frame"
-
-static void rtr_exit(struct kunit *test)
-{
-	cmt_param(test, "mpa_p2p", "N");
-	cmt_param(test, "mpa_rtr", "7");
-	cmt_param(test, "rtr_timeout_ms", "10000");
-	cmt_param(test, "mpa_rev", "2");
-	cmt_param(test, "mpa_crc", "N");
-}
-
-/* The RTR types, as mpa_rtr takes them. */
-enum { RTR_WRITE = 1, RTR_READ = 2, RTR_SEND = 4 };
 
 static const char *rtr_name(int type)
 {
@@ -80,17 +64,8 @@ static const u8 rtr_read_resp_frame[20] = {
 	0, 0, 0, 0,
 };
 
-/* A TERMINATE, layer LLP, type MPA, code @c, no headers copied. */
-#define RTR_TERM(c) {							\
-	0x00, 0x16, 0x41, 0x47,		/* len 22; L v1; v1 TERMINATE */ \
-	0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1,	/* queue 2, MSN 1 */	\
-	0, 0, 0, 0,				/* MO 0 */		\
-	0x20, (c), 0, 0,		/* LLP, MPA, code; no M D R */	\
-	0, 0, 0, 0 }
-
 static const u8 rtr_term_crc[28] = RTR_TERM(0x02);
 static const u8 rtr_term_ird[28] = RTR_TERM(0x06);
-static const u8 rtr_term_rtr[28] = RTR_TERM(0x07);
 
 static const u8 *rtr_frame(int type, int *len)
 {
@@ -107,66 +82,12 @@ static const u8 *rtr_frame(int type, int *len)
 	}
 }
 
-static int rtr_recv_all(struct socket *s, u8 *buf, int len, int ms)
-{
-	int got = 0, ret;
-
-	while (got < len) {
-		ret = cmt_raw_recv(s, buf + got, len - got, ms);
-		if (ret <= 0)
-			return got;
-		got += ret;
-	}
-	return got;
-}
-
-/* Read @len bytes from @s and compare them with @want. */
-static void rtr_expect_bytes(struct kunit *test, struct socket *s,
-			     const u8 *want, int len)
-{
-	u8 got[64];
-
-	KUNIT_ASSERT_LE(test, len, (int)sizeof(got));
-	KUNIT_ASSERT_EQ(test, rtr_recv_all(s, got, len, 3000), len);
-	CMT_EXPECT_MEM(test, got, want, len);
-}
-
-/* The peer reads a TERMINATE, byte for byte, then the FIN. */
-static void rtr_expect_term(struct kunit *test, struct socket *s,
-			    const u8 *term)
-{
-	u8 rest[8];
-
-	rtr_expect_bytes(test, s, term, 28);
-	KUNIT_EXPECT_EQ(test, cmt_raw_recv(s, rest, sizeof(rest), 3000), 0);
-}
-
 /* Nothing arrives on @s for @ms. */
 static void rtr_expect_silence(struct kunit *test, struct socket *s, int ms)
 {
 	u8 b;
 
 	KUNIT_EXPECT_EQ(test, cmt_raw_recv(s, &b, 1, ms), -EAGAIN);
-}
-
-/* The settings of this suite load with the defaults the doc names. */
-static void rtr_param_defaults(struct kunit *test)
-{
-	static const char * const want[][2] = {
-		{ "mpa_p2p", "N" }, { "mpa_rtr", "7" },
-		{ "rtr_timeout_ms", "10000" }, { "mpa_rev", "2" },
-	};
-	char path[96], buf[16];
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(want); i++) {
-		snprintf(path, sizeof(path),
-			 "/sys/module/kiwi_softiw/parameters/%s", want[i][0]);
-		KUNIT_EXPECT_EQ(test, kiwi_test_read_file(path, buf,
-							  sizeof(buf)),
-				(ssize_t)strlen(want[i][1]));
-		KUNIT_EXPECT_STREQ(test, buf, want[i][1]);
-	}
 }
 
 /* ---- two softiw ends ---- */
@@ -364,22 +285,6 @@ static void rtr_veth(struct kunit *test)
 
 /* ---- a raw initiator against a softiw responder ---- */
 
-/* A P2P revision 2 Request offering @offer (mpa_rtr bits), IRD/ORD 4. */
-static void rtr_raw_request(struct kunit *test, struct socket *s, int offer)
-{
-	u8 req[24] = KEY_REQ;
-
-	req[16] = 0x10;				/* E */
-	req[17] = 2;
-	req[19] = 4;				/* PD_Length: the word */
-	req[20] = 0x80 | (offer & RTR_SEND ? 0x40 : 0);	/* A, B */
-	req[21] = 4;				/* IRD */
-	req[22] = (offer & RTR_WRITE ? 0x80 : 0) |	/* C */
-		  (offer & RTR_READ ? 0x40 : 0);	/* D */
-	req[23] = 4;				/* ORD */
-	KUNIT_ASSERT_EQ(test, cmt_raw_send(s, req, sizeof(req)), 24);
-}
-
 /**
  * struct rtr_raw - a raw initiator and the softiw responder it reached
  * @s: the raw socket
@@ -566,49 +471,6 @@ static void rtr_responder_bad_crc(struct kunit *test)
 }
 
 /* ---- a softiw initiator against a raw responder ---- */
-
-static void rtr_lst_release(struct kunit_resource *res)
-{
-	sock_release(res->data);
-}
-
-/* A raw listener on 127.0.0.1:@port, released when the case ends. */
-static struct socket *rtr_raw_listen(struct kunit *test, u16 port)
-{
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
-	struct socket *sock;
-
-	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
-					       IPPROTO_TCP, &sock), 0);
-	if (!kunit_alloc_resource(test, NULL, rtr_lst_release, GFP_KERNEL,
-				  sock)) {
-		sock_release(sock);
-		KUNIT_ASSERT_FAILURE(test, "no memory for a resource");
-	}
-	sock_set_reuseaddr(sock->sk);
-	KUNIT_ASSERT_EQ(test, kernel_bind(sock, (struct sockaddr *)&sin,
-					  sizeof(sin)), 0);
-	KUNIT_ASSERT_EQ(test, kernel_listen(sock, 4), 0);
-	return sock;
-}
-
-static struct socket *rtr_raw_accept(struct kunit *test, struct socket *lst)
-{
-	struct socket *sock;
-
-	lst->sk->sk_rcvtimeo = msecs_to_jiffies(3000);
-	KUNIT_ASSERT_EQ(test, kernel_accept(lst, &sock, 0), 0);
-	if (!kunit_alloc_resource(test, NULL, rtr_lst_release, GFP_KERNEL,
-				  sock)) {
-		sock_release(sock);
-		KUNIT_ASSERT_FAILURE(test, "no memory for a resource");
-	}
-	return sock;
-}
 
 /*
  * softiw connects (IRD/ORD 4, "p2p") to a raw listener and offers the
@@ -859,221 +721,6 @@ static void rtr_rev1_first_fpdu(struct kunit *test)
 	cmt_teardown(t);
 }
 
-/* ---- per-id options (kiwi_cm_set_option()) ---- */
-
-static int rtr_opt(struct kiwi_cm_id *id, int opt, u32 v)
-{
-	return kiwi_cm_set_option(id, opt, &v, sizeof(v));
-}
-
-/* Unknown options, bad lengths and values, and a used id are refused. */
-static void rtr_option_checks(struct kunit *test)
-{
-	struct cmt *t = cmt_setup(test, 24060);
-	struct kiwi_cm_id *id = cmt_id_on(t, t->dev), *a;
-	const struct cmt_rec *r;
-	u64 wide = 1;
-
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_NR_OPTS, 1), -ENOPROTOOPT);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, -1, 1), -ENOPROTOOPT);
-	KUNIT_EXPECT_EQ(test, kiwi_cm_set_option(id, KIWI_IWARP_OPT_P2P, &wide,
-						 sizeof(wide)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, kiwi_cm_set_option(id, KIWI_IWARP_OPT_P2P, NULL,
-						 sizeof(u32)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_OPT_MPA_REV, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_OPT_MPA_REV, 3), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_OPT_MPA_CRC, 2), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_OPT_P2P, 2), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_OPT_RTR, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_OPT_RTR, 8), -EINVAL);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_OPT_MPA_TIMEOUT_MS, 0),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_OPT_RTR_TIMEOUT_MS,
-				      KIWI_IWARP_TIMEOUT_MAX + 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, id->opts.set, 0U);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_OPT_MPA_REV, 1), 0);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_OPT_RTR, 7), 0);
-	KUNIT_EXPECT_EQ(test, rtr_opt(id, KIWI_IWARP_OPT_RTR_TIMEOUT_MS,
-				      KIWI_IWARP_TIMEOUT_MAX), 0);
-	KUNIT_EXPECT_EQ(test, id->opts.set,
-			BIT(KIWI_IWARP_OPT_MPA_REV) | BIT(KIWI_IWARP_OPT_RTR) |
-			BIT(KIWI_IWARP_OPT_RTR_TIMEOUT_MS));
-	KUNIT_EXPECT_EQ(test, kiwi_cm_option(id, KIWI_IWARP_OPT_MPA_REV, 2),
-			1U);
-	KUNIT_EXPECT_EQ(test, kiwi_cm_option(id, KIWI_IWARP_OPT_P2P, 5), 5U);
-
-	KUNIT_EXPECT_EQ(test, rtr_opt(cmt_listen(t), KIWI_IWARP_OPT_P2P, 1),
-			-EISCONN);
-	a = cmt_connect(t, NULL, t->port);
-	KUNIT_EXPECT_EQ(test, rtr_opt(a, KIWI_IWARP_OPT_P2P, 1), -EISCONN);
-	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_EXPECT_EQ(test, rtr_opt(r->id, KIWI_IWARP_OPT_P2P, 1), -EISCONN);
-	KUNIT_EXPECT_EQ(test, kiwi_cm_reject(r->id, NULL, 0), 0);
-	KUNIT_EXPECT_NOT_NULL(test, cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, a));
-	cmt_teardown(t);
-}
-
-/**
- * struct rtr_opt_case - one setting on one id, and what it changes
- * @name: description
- * @opt: enum kiwi_iwarp_opt
- * @val: its value
- * @opt2: a second option set with it, or -1
- * @val2: its value
- * @want: bytes 16 to 23 of the frame (Request of the softiw initiator,
- *	Reply of the softiw responder); all 0: a timeout case
- */
-struct rtr_opt_case {
-	const char *name;
-	int opt;
-	u32 val;
-	int opt2;
-	u32 val2;
-	u8 want[8];
-};
-
-static const struct rtr_opt_case rtr_init_opt_cases[] = {
-	{ "rev 1", KIWI_IWARP_OPT_MPA_REV, 1, -1, 0,
-	  { 0x00, 0x01, 0x00, 0x03, 'p', '2', 'p', 0 } },
-	{ "crc", KIWI_IWARP_OPT_MPA_CRC, 1, -1, 0,
-	  { 0x50, 0x02, 0x00, 0x07, 0x00, 0x04, 0x00, 0x04 } },
-	{ "p2p", KIWI_IWARP_OPT_P2P, 1, -1, 0,
-	  { 0x10, 0x02, 0x00, 0x07, 0xc0, 0x04, 0xc0, 0x04 } },
-	{ "p2p READ", KIWI_IWARP_OPT_P2P, 1, KIWI_IWARP_OPT_RTR, 2,
-	  { 0x10, 0x02, 0x00, 0x07, 0x80, 0x04, 0x40, 0x04 } },
-	{ "mpa timeout", KIWI_IWARP_OPT_MPA_TIMEOUT_MS, 300, -1, 0, {} },
-};
-
-static void rtr_opt_desc(const struct rtr_opt_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rtr_init_opt, rtr_init_opt_cases, rtr_opt_desc);
-
-static bool rtr_opt_is_timeout(const struct rtr_opt_case *c)
-{
-	return !memchr_inv(c->want, 0, sizeof(c->want));
-}
-
-static void rtr_set_opts(struct kunit *test, struct kiwi_cm_id *id,
-			 const struct rtr_opt_case *c)
-{
-	KUNIT_ASSERT_EQ(test, rtr_opt(id, c->opt, c->val), 0);
-	if (c->opt2 >= 0)
-		KUNIT_ASSERT_EQ(test, rtr_opt(id, c->opt2, c->val2), 0);
-}
-
-/*
- * A softiw initiator with module parameters at their defaults and one
- * option set on its id: the Request a raw responder reads shows it, or
- * the MPA timer of 300 ms ends the silent attempt; the parameters stay.
- */
-static void rtr_init_option(struct kunit *test)
-{
-	const struct rtr_opt_case *c = test->param_value;
-	struct cmt *t = cmt_setup(test, 24070 + (c - rtr_init_opt_cases));
-	struct kiwi_conn_param p = {
-		.private_data = "p2p", .private_data_len = 3, .ird = 4,
-		.ord = 4,
-	};
-	struct sockaddr_in *sin;
-	struct kiwi_cm_id *id;
-	const struct cmt_rec *r;
-	struct socket *lst, *s;
-	int n = c->opt == KIWI_IWARP_OPT_MPA_REV ? 23 : 24;
-	u8 req[24];
-
-	lst = rtr_raw_listen(test, t->port);
-	id = cmt_id_on(t, t->dev);
-	rtr_set_opts(test, id, c);
-	sin = (struct sockaddr_in *)&id->remote_addr;
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(t->port);
-	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	p.qpn = cmt_qp(t);
-	KUNIT_ASSERT_EQ(test, kiwi_cm_connect(id, &p), 0);
-	s = rtr_raw_accept(test, lst);
-	if (rtr_opt_is_timeout(c)) {
-		r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REPLY, id);
-		KUNIT_ASSERT_NOT_NULL(test, r);
-		KUNIT_EXPECT_EQ(test, r->status, -ETIMEDOUT);
-	} else {
-		KUNIT_ASSERT_EQ(test, rtr_recv_all(s, req, n, 3000), n);
-		CMT_EXPECT_MEM(test, req, KEY_REQ, 16);
-		CMT_EXPECT_MEM(test, req + 16, c->want, n - 16);
-	}
-	rtr_param_defaults(test);
-	cmt_teardown(t);
-}
-
-static const struct rtr_opt_case rtr_resp_opt_cases[] = {
-	{ "rev 1", KIWI_IWARP_OPT_MPA_REV, 1, -1, 0,
-	  { 0x00, 0x01, 0x00, 0x00 } },
-	{ "crc", KIWI_IWARP_OPT_MPA_CRC, 1, -1, 0,
-	  { 0x50, 0x02, 0x00, 0x04, 0x80, 0x04, 0x80, 0x04 } },
-	{ "rtr SEND", KIWI_IWARP_OPT_RTR, 4, -1, 0,
-	  { 0x10, 0x02, 0x00, 0x04, 0xc0, 0x04, 0x00, 0x04 } },
-	{ "rtr READ|SEND", KIWI_IWARP_OPT_RTR, 6, -1, 0,
-	  { 0x10, 0x02, 0x00, 0x04, 0x80, 0x04, 0x40, 0x04 } },
-	{ "rtr timeout", KIWI_IWARP_OPT_RTR_TIMEOUT_MS, 300, -1, 0, {} },
-	{ "mpa timeout", KIWI_IWARP_OPT_MPA_TIMEOUT_MS, 300, -1, 0, {} },
-};
-
-KUNIT_ARRAY_PARAM(rtr_resp_opt, rtr_resp_opt_cases, rtr_opt_desc);
-
-/*
- * A softiw listener with module parameters at their defaults and one
- * option set on the listening id, which its connections inherit: the
- * Reply a raw P2P initiator (offering every RTR type) reads shows it, the
- * RTR timer of 300 ms sends the TERMINATE, or the MPA timer of 300 ms
- * drops the silent connection; the parameters stay.
- */
-static void rtr_resp_option(struct kunit *test)
-{
-	const struct rtr_opt_case *c = test->param_value;
-	struct cmt *t = cmt_setup(test, 24080 + (c - rtr_resp_opt_cases));
-	struct kiwi_conn_param cp = { .ird = 4, .ord = 4 };
-	bool mpa_timeout = c->opt == KIWI_IWARP_OPT_MPA_TIMEOUT_MS;
-	int n = c->opt == KIWI_IWARP_OPT_MPA_REV ? 20 : 24;
-	const struct cmt_rec *r;
-	struct kiwi_cm_id *l;
-	struct socket *s;
-	u8 rep[24], b;
-	int ret;
-
-	l = cmt_id_on(t, t->dev);
-	rtr_set_opts(test, l, c);
-	cmt_any_addr(&l->local_addr, t->port);
-	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(l, 8), 0);
-	s = cmt_raw_connect(test, t->port);
-	if (mpa_timeout) {
-		ret = cmt_raw_recv(s, &b, 1, 3000);
-		KUNIT_EXPECT_TRUE_MSG(test, ret == 0 || ret == -ECONNRESET,
-				      "recv returned %d", ret);
-		KUNIT_EXPECT_EQ(test, cmt_count(t, KIWI_CM_EVENT_CONNECT_REQUEST),
-				0);
-		rtr_param_defaults(test);
-		cmt_teardown(t);
-		return;
-	}
-	rtr_raw_request(test, s, RTR_WRITE | RTR_READ | RTR_SEND);
-	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	cp.qpn = cmt_qp(t);
-	KUNIT_ASSERT_EQ(test, kiwi_cm_accept(r->id, &cp), 0);
-	KUNIT_ASSERT_EQ(test, rtr_recv_all(s, rep, n, 3000), n);
-	if (rtr_opt_is_timeout(c)) {
-		rtr_expect_term(test, s, rtr_term_rtr);
-	} else {
-		CMT_EXPECT_MEM(test, rep, KEY_REP, 16);
-		CMT_EXPECT_MEM(test, rep + 16, c->want, n - 16);
-	}
-	rtr_param_defaults(test);
-	cmt_teardown(t);
-}
-
 static struct kunit_case rtr_cases[] = {
 	KUNIT_CASE(rtr_param_defaults),
 	KUNIT_CASE_PARAM(rtr_pair, rtr_pair_gen_params),
@@ -1083,9 +730,6 @@ static struct kunit_case rtr_cases[] = {
 	KUNIT_CASE_PARAM(rtr_initiator, rtr_init_gen_params),
 	KUNIT_CASE_PARAM(rtr_reply_refused, rtr_refuse_gen_params),
 	KUNIT_CASE_PARAM(rtr_rev1_first_fpdu, rtr_first_gen_params),
-	KUNIT_CASE(rtr_option_checks),
-	KUNIT_CASE_PARAM(rtr_init_option, rtr_init_opt_gen_params),
-	KUNIT_CASE_PARAM(rtr_resp_option, rtr_resp_opt_gen_params),
 	{}
 };
 
