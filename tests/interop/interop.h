@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kiwi_interop_test: kiwi's softiw against Linux's siw and rdma-core's
- * ucmatose over the test VM's veth pair, in IPv4 and IPv6. The peer side
- * runs in user space (tests/interop/kiwi-peer, started with
+ * ucmatose and rping over the test VM's veth pair, in IPv4 and IPv6. The
+ * peer side runs in user space (tests/interop/kiwi-peer, started with
  * call_usermodehelper); the packets of each connection are watched on kv0.
  */
 #ifndef _KIWI_INTEROP_H
@@ -68,12 +68,12 @@ void ipt_capture_read(struct ipt_capture *cap, struct ipt_wire *wire);
 #define IPT_WAIT_MS	15000	/* an event, under TCG and a loaded host */
 #define IPT_MAX_RECS	16
 #define IPT_KIWI_PD	"kiwi-pd"
-#define IPT_IRD_ORD	1	/* what ucmatose asks for */
+#define IPT_IRD_ORD	1	/* what ucmatose and rping ask for */
 
 /**
  * struct ipt_case - one connection
  * @name: its name
- * @kiwi_listens: kiwi is the responder, ucmatose the initiator
+ * @kiwi_listens: kiwi is the responder, the peer tool the initiator
  * @rev: kiwi_softiw's mpa_rev
  * @crc: kiwi_softiw's mpa_crc
  * @refused: siw refuses kiwi's Reply (a revision 1 Reply to its revision 2
@@ -113,7 +113,7 @@ struct ipt_rec {
  * struct ipt - one case's kiwi side, freed by a KUnit resource
  * @test: the test
  * @c: the case
- * @port: the listener's port (kiwi's or ucmatose's)
+ * @port: the listener's port (kiwi's or the peer tool's)
  * @tag: names the peer tool's log
  * @peer: the peer tool was started and must be waited for
  * @dev: softiw_kv0
@@ -128,7 +128,7 @@ struct ipt_rec {
  * @n: their number
  * @rev: mpa_rev before the case
  * @crc: mpa_crc before the case
- * @buf: IPT_MSGS receive buffers, then IPT_MSGS send buffers
+ * @buf: the messages' buffers (siw_test.c) or rping's (rping.c)
  * @mr: @buf's MR, or NULL
  * @done: completions reaped, by opcode (IB_WC_SEND, IB_WC_RECV)
  */
