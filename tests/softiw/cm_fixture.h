@@ -132,6 +132,7 @@ void cmt_teardown(struct cmt *t);
 void cmt_release(struct cmt *t);
 struct kiwi_cm_id *cmt_listen(struct cmt *t);
 struct kiwi_cm_id *cmt_id_on(struct cmt *t, struct ib_device *dev);
+void cmt_addr(struct sockaddr_storage *ss, u16 port);
 void cmt_any_addr(struct sockaddr_storage *ss, u16 port);
 void cmt_destroy(struct cmt *t, struct kiwi_cm_id *id);
 struct kiwi_cm_id *cmt_connect(struct cmt *t, const char *pd, u16 port);
