@@ -17,10 +17,11 @@
 
 #include "cm.h"
 #include "cm_fixture.h"
+#include "mpa_key.h"
 #include "softiw.h"
 
 /* An MPA revision 1 Request without private data. */
-#define ACC_REQ		"MPA ID Req Frame\x00\x01\x00\x00"
+#define ACC_REQ		KEY_REQ "\x00\x01\x00\x00"
 #define ACC_REQ_LEN	20
 #define ACC_WAIT_MS	5000
 

@@ -20,10 +20,11 @@
 
 #include "cm.h"
 #include "cm_fixture.h"
+#include "mpa_key.h"
 #include "softiw.h"
 
 /* An MPA revision 1 Request with the 3 bytes "abc" of private data. */
-#define CM_REQ_ABC	"MPA ID Req Frame\x00\x01\x00\x03\x61\x62\x63"
+#define CM_REQ_ABC	KEY_REQ "\x00\x01\x00\x03\x61\x62\x63"
 #define CM_REQ_ABC_LEN	23
 
 /* Put the parameters back as the module loaded them, whatever a case did. */
@@ -636,7 +637,7 @@ static void cm_pdata_limit(struct kunit *test)
 /* A revision 1 peer may send all 512 bytes MPA allows: they arrive. */
 static void cm_pdata_v1_peer_512(struct kunit *test)
 {
-	static const char hdr[] = "MPA ID Req Frame\x00\x01\x02\x00";
+	static const char hdr[] = KEY_REQ "\x00\x01\x02\x00";
 	struct cmt *t = cmt_setup(test, 21010);
 	u8 *frame = cmt_buf(t, 20 + KIWI_CM_MAX_PRIVATE_DATA);
 	const struct cmt_rec *r;

@@ -19,6 +19,7 @@
 #include "cm_fixture.h"
 #include "dp_fixture.h"
 #include "kiwi_test.h"
+#include "mpa_key.h"
 #include "softiw.h"
 
 /*
@@ -30,7 +31,7 @@ static void dp_dead_peer(struct kunit *test)
 {
 	/* Revision 2: a revision 1 responder would wait for our first FPDU. */
 	static const u8 req[24] =
-		"MPA ID Req Frame\x10\x02\x00\x04\x00\x01\x00\x01";
+		KEY_REQ "\x10\x02\x00\x04\x00\x01\x00\x01";
 	struct kiwi_conn_param cp = { .ird = 1, .ord = 1 };
 	const struct cmt_rec *r;
 	struct dpt_side *b;

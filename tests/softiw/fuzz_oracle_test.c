@@ -100,7 +100,7 @@ static void fuzz_reply_oracle(struct kunit *test)
 	for (c = fr_oracle_cases; c < fr_oracle_cases +
 	     ARRAY_SIZE(fr_oracle_cases); c++) {
 		memset(b, 0, FR_ORACLE_BUF);
-		memcpy(b, FR_KEY_REP, 16);
+		memcpy(b, KEY_REP, 16);
 		b[16] = c->flags;
 		b[17] = c->rev;
 		put_unaligned_be16(c->pd_len, b + 18);

@@ -82,7 +82,7 @@ static bool fr_hdr_ok(const u8 *b)
 {
 	u16 pd_len = get_unaligned_be16(b + 18);
 
-	return !memcmp(b, FR_KEY_REP, 16) && (b[17] == 1 || b[17] == 2) &&
+	return !memcmp(b, KEY_REP, 16) && (b[17] == 1 || b[17] == 2) &&
 	       pd_len <= FR_PD_MAX && (!fr_enhanced(b) || pd_len >= FR_WORD);
 }
 
@@ -194,7 +194,7 @@ int fr_put_reply(u8 *b, const struct fr_req *req, const struct fr_rep *rep)
 	u16 ird = rep->ird, ord = rep->ord;
 	u8 *p = b + FR_HDR;
 
-	memcpy(b, FR_KEY_REP, 16);
+	memcpy(b, KEY_REP, 16);
 	b[16] = (req->crc ? FR_F_C : 0) | (enh ? FR_F_E : 0);
 	b[17] = rep->rev;
 	put_unaligned_be16(rep->len + (enh ? FR_WORD : 0), b + 18);

@@ -10,7 +10,8 @@
 
 #include <linux/types.h>
 
-#define FR_KEY_REP	"MPA ID Rep Frame"
+#include "mpa_key.h"
+
 #define FR_HDR		20	/* key, flags, revision, PD_Length */
 #define FR_PD_MAX	512	/* PD_Length at most */
 #define FR_WORD		4	/* the IRD/ORD word */

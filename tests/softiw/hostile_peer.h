@@ -9,9 +9,8 @@
 #include <linux/net.h>
 
 #include "cm_fixture.h"
+#include "mpa_key.h"
 
-#define KEY_REQ "MPA ID Req Frame"
-#define KEY_REP "MPA ID Rep Frame"
 #define HOSTILE_SEND_LAST 0x4143	/* L, DDP v1 | RDMAP v1, SEND */
 #define HOSTILE_WRITE_LAST	0xc140	/* T, L, DDP v1 | RDMAP v1, WRITE */
 #define HOSTILE_RRESP_LAST	0xc142	/* T, L, Read Response */

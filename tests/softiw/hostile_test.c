@@ -58,7 +58,7 @@ static void hostile_bad_key(struct kunit *test)
 
 	cmt_listen(t);
 	s = cmt_raw_connect(test, t->port);
-	KUNIT_EXPECT_EQ(test, cmt_raw_send(s, "MPA ID Rep Frame\x00\x01\x00\x00",
+	KUNIT_EXPECT_EQ(test, cmt_raw_send(s, KEY_REP "\x00\x01\x00\x00",
 					   20), 20);
 	hostile_expect_dropped(test, s);
 	hostile_listener_works(t);

@@ -14,8 +14,8 @@
 #include "cm_fixture.h"
 #include "cm.h"
 #include "softiw.h"
+#include "mpa_key.h"
 
-#define KEY_REQ "MPA ID Req Frame"
 /* A revision 1 request with 2 bytes of private data. */
 #define LEAK_REQ KEY_REQ "\x00\x01\x00\x02hi"
 

@@ -17,11 +17,12 @@
 
 #include "cm.h"
 #include "cm_fixture.h"
+#include "mpa_key.h"
 #include "softiw.h"
 
 #define LT_PORT		21130
 /* An MPA revision 1 Request without private data. */
-#define LT_REQ		"MPA ID Req Frame\x00\x01\x00\x00"
+#define LT_REQ		KEY_REQ "\x00\x01\x00\x00"
 #define LT_REQ_LEN	20
 #define LT_WAIT_MS	5000
 

@@ -10,11 +10,9 @@
 #include <linux/string.h>
 
 #include "mpa.h"
+#include "mpa_key.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
-
-#define REQ "MPA ID Req Frame"
-#define REP "MPA ID Rep Frame"
 
 /* A frame as a string literal: key, then each field as its own escape. */
 #define FRAME(s) .bytes = (const u8 *)(s), .len = sizeof(s) - 1
@@ -24,11 +22,11 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
  * P2P | 5, ORD word READ RTR | 7; private data "kiw".
  */
 #define REQ_V2_P2P_READ \
-	REQ "\x50\x02\x00\x07\x80\x05\x40\x07kiw"
+	KEY_REQ "\x50\x02\x00\x07\x80\x05\x40\x07kiw"
 
 /* Its accepting reply: CRC and Enhanced, IRD P2P | 7, ORD READ RTR | 5. */
 #define REP_V2_P2P_READ \
-	REP "\x50\x02\x00\x06\x80\x07\x40\x05ok"
+	KEY_REP "\x50\x02\x00\x06\x80\x07\x40\x05ok"
 
 struct mpa_vector {
 	const char *name;
@@ -52,60 +50,60 @@ static const struct mpa_vector mpa_vectors[] = {
 		    .rtr = SOFTIW_RTR_READ, .ird = 7, .ord = 5, .pd_len = 2 },
 	  .want_pd = "ok" },
 	{ "v2 request all rtr max depth", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x10\x02\x00\x04\xff\xff\xff\xff"),
+	  FRAME(KEY_REQ "\x10\x02\x00\x04\xff\xff\xff\xff"),
 	  .verdict = SOFTIW_MPA_RX_DONE,
 	  .want = { .rev = 2, .enhanced = true, .p2p = true,
 		    .rtr = SOFTIW_RTR_ALL, .ird = 0x3fff, .ord = 0x3fff } },
 	{ "v1 request bare", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x00\x01\x00\x00"),
+	  FRAME(KEY_REQ "\x00\x01\x00\x00"),
 	  .verdict = SOFTIW_MPA_RX_DONE, .want = { .rev = 1 } },
 	{ "v1 reject reply", SOFTIW_MPA_REPLY,
-	  FRAME(REP "\x60\x01\x00\x02no"),
+	  FRAME(KEY_REP "\x60\x01\x00\x02no"),
 	  .verdict = SOFTIW_MPA_RX_DONE,
 	  .want = { .rev = 1, .crc = true, .reject = true, .pd_len = 2 },
 	  .want_pd = "no" },
 	{ "markers decoded", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x80\x01\x00\x00"),
+	  FRAME(KEY_REQ "\x80\x01\x00\x00"),
 	  .verdict = SOFTIW_MPA_RX_DONE, .want = { .rev = 1, .markers = true } },
 	{ "reserved bits ignored", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x0f\x01\x00\x00"),
+	  FRAME(KEY_REQ "\x0f\x01\x00\x00"),
 	  .verdict = SOFTIW_MPA_RX_DONE, .want = { .rev = 1 } },
 	{ "enhanced flag of v1 ignored", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x10\x01\x00\x04wxyz"),
+	  FRAME(KEY_REQ "\x10\x01\x00\x04wxyz"),
 	  .verdict = SOFTIW_MPA_RX_DONE, .want = { .rev = 1, .pd_len = 4 },
 	  .want_pd = "wxyz" },
 	{ "v2 not enhanced", SOFTIW_MPA_REPLY,
-	  FRAME(REP "\x00\x02\x00\x01x"),
+	  FRAME(KEY_REP "\x00\x02\x00\x01x"),
 	  .verdict = SOFTIW_MPA_RX_DONE, .want = { .rev = 2, .pd_len = 1 },
 	  .want_pd = "x" },
 	{ "truncated private data", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x00\x01\x00\x05xyz"),
+	  FRAME(KEY_REQ "\x00\x01\x00\x05xyz"),
 	  .verdict = SOFTIW_MPA_RX_MORE },
 	{ "truncated header", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x00\x01\x00"), .verdict = SOFTIW_MPA_RX_MORE },
+	  FRAME(KEY_REQ "\x00\x01\x00"), .verdict = SOFTIW_MPA_RX_MORE },
 	{ "reply key in request", SOFTIW_MPA_REQUEST,
-	  FRAME(REP "\x00\x01\x00\x00"), .verdict = -EILSEQ },
+	  FRAME(KEY_REP "\x00\x01\x00\x00"), .verdict = -EILSEQ },
 	{ "request key in reply", SOFTIW_MPA_REPLY,
-	  FRAME(REQ "\x00\x01\x00\x00"), .verdict = -EILSEQ },
+	  FRAME(KEY_REQ "\x00\x01\x00\x00"), .verdict = -EILSEQ },
 	{ "http instead of mpa", SOFTIW_MPA_REQUEST,
 	  FRAME("GET / HTTP/1.1\r\n\r\n\x00\x00"), .verdict = -EILSEQ },
 	{ "revision 0", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x00\x00\x00\x00"), .verdict = -EPROTONOSUPPORT },
+	  FRAME(KEY_REQ "\x00\x00\x00\x00"), .verdict = -EPROTONOSUPPORT },
 	{ "revision 3", SOFTIW_MPA_REPLY,
-	  FRAME(REP "\x00\x03\x00\x00"), .verdict = -EPROTONOSUPPORT },
+	  FRAME(KEY_REP "\x00\x03\x00\x00"), .verdict = -EPROTONOSUPPORT },
 	{ "private data 513", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x00\x01\x02\x01"), .verdict = -EMSGSIZE },
+	  FRAME(KEY_REQ "\x00\x01\x02\x01"), .verdict = -EMSGSIZE },
 	{ "private data 65535", SOFTIW_MPA_REPLY,
-	  FRAME(REP "\x00\x01\xff\xff"), .verdict = -EMSGSIZE },
+	  FRAME(KEY_REP "\x00\x01\xff\xff"), .verdict = -EMSGSIZE },
 	{ "reject flag in request", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x20\x01\x00\x00"), .verdict = -EBADMSG },
+	  FRAME(KEY_REQ "\x20\x01\x00\x00"), .verdict = -EBADMSG },
 	{ "enhanced without ird/ord", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x10\x02\x00\x03\x80\x05\x40"),
+	  FRAME(KEY_REQ "\x10\x02\x00\x03\x80\x05\x40"),
 	  .verdict = -EBADMSG },
 	{ "byte after request", SOFTIW_MPA_REQUEST,
-	  FRAME(REQ "\x00\x01\x00\x01yz"), .verdict = -EPROTO },
+	  FRAME(KEY_REQ "\x00\x01\x00\x01yz"), .verdict = -EPROTO },
 	{ "fpdu after reply", SOFTIW_MPA_REPLY,
-	  FRAME(REP "\x00\x01\x00\x00\x00\x0e\xc1\x40"),
+	  FRAME(KEY_REP "\x00\x01\x00\x00\x00\x0e\xc1\x40"),
 	  .verdict = -EPROTO },
 };
 
@@ -292,7 +290,7 @@ static void mpa_longest_frame(struct kunit *test)
 {
 	struct kiwi_softiw_mpa_rx *rx = new_rx(test, SOFTIW_MPA_REQUEST);
 	struct kiwi_softiw_mpa_info info = {};
-	const char hdr[] = REQ "\x00\x01\x02\x00";
+	const char hdr[] = KEY_REQ "\x00\x01\x02\x00";
 	u8 *frame = kunit_kzalloc(test, SOFTIW_MPA_FRAME_MAX, GFP_KERNEL);
 	size_t i;
 	int ret = SOFTIW_MPA_RX_MORE;
@@ -645,8 +643,8 @@ static void mpa_connected_refusals(struct kunit *test)
 /* Markers are refused with a well-formed Reject reply. */
 static void mpa_markers_rejected(struct kunit *test)
 {
-	const char frame[] = REQ "\xc0\x01\x00\x00";
-	const char reject[] = REP "\x60\x01\x00\x00";
+	const char frame[] = KEY_REQ "\xc0\x01\x00\x00";
+	const char reject[] = KEY_REP "\x60\x01\x00\x00";
 	struct kiwi_softiw_mpa_info req, rep;
 	struct kiwi_softiw_mpa_result res;
 	u8 buf[sizeof(reject) - 1];

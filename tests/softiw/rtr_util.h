@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the RTR suites (kiwi_softiw_rtr, kiwi_softiw_rtr_option) share:
- * the MPA keys, the RTR types, the TERMINATE of no matching RTR type,
+ * the RTR types, the TERMINATE of no matching RTR type,
  * the .exit that restores the module parameters and the check that they
  * load with their defaults, and a raw TCP peer on either side that
  * reads setup frames byte for byte.
@@ -13,8 +13,7 @@
 #include <linux/net.h>
 #include <linux/types.h>
 
-#define KEY_REQ "MPA ID Req Frame"
-#define KEY_REP "MPA ID Rep Frame"
+#include "mpa_key.h"
 
 /* The RTR types, as mpa_rtr takes them. */
 enum { RTR_WRITE = 1, RTR_READ = 2, RTR_SEND = 4 };
