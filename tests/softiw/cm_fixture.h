@@ -152,6 +152,7 @@ const struct cmt_rec *cmt_wait(struct cmt *t, u8 event, struct kiwi_cm_id *id);
 int cmt_count(struct cmt *t, u8 event);
 void cmt_param(struct kunit *test, const char *name, const char *value);
 struct socket *cmt_raw_connect(struct kunit *test, u16 port);
+void cmt_raw_adopt(struct kunit *test, struct socket *sock);
 struct socket *cmt_raw_socket_of(struct kunit *test, int family);
 struct socket *cmt_raw_socket(struct kunit *test);
 struct socket *cmt_raw_connect_lo(struct kunit *test, int family, u16 port);

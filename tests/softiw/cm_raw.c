@@ -40,6 +40,25 @@ static bool cmt_raw_match(struct kunit *test, struct kunit_resource *res,
 }
 
 /**
+ * cmt_raw_adopt() - release a raw socket when the test case ends
+ * @test: the running test
+ * @sock: a socket the case created or accepted
+ *
+ * Unless cmt_raw_close() releases it before. If there is no memory to
+ * track it, @sock is released at once and the case is aborted.
+ *
+ * Context: process context.
+ */
+void cmt_raw_adopt(struct kunit *test, struct socket *sock)
+{
+	if (kunit_alloc_resource(test, NULL, cmt_raw_release, GFP_KERNEL,
+				 sock))
+		return;
+	sock_release(sock);
+	KUNIT_ASSERT_FAILURE(test, "no memory for a resource");
+}
+
+/**
  * cmt_raw_socket_of() - a plain TCP socket of a family, not connected yet
  * @test: the running test
  * @family: AF_INET or AF_INET6
@@ -56,11 +75,7 @@ struct socket *cmt_raw_socket_of(struct kunit *test, int family)
 
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, family, SOCK_STREAM,
 					       IPPROTO_TCP, &sock), 0);
-	if (!kunit_alloc_resource(test, NULL, cmt_raw_release, GFP_KERNEL,
-				  sock)) {
-		sock_release(sock);
-		KUNIT_ASSERT_FAILURE(test, "no memory for a resource");
-	}
+	cmt_raw_adopt(test, sock);
 	tcp_sock_set_nodelay(sock->sk);
 	return sock;
 }

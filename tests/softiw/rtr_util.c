@@ -2,7 +2,6 @@
 /*
  * What the RTR suites share: see rtr_util.h.
  */
-#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/string.h>
@@ -134,17 +133,13 @@ void rtr_raw_request(struct kunit *test, struct socket *s, int offer)
 	KUNIT_ASSERT_EQ(test, cmt_raw_send(s, req, sizeof(req)), 24);
 }
 
-static void rtr_lst_release(struct kunit_resource *res)
-{
-	sock_release(res->data);
-}
-
 /**
  * rtr_raw_listen() - a raw listener on 127.0.0.1:@port
  * @test: the test
  * @port: its TCP port
  *
- * Released when the case ends.
+ * Released when the case ends. TCP_NODELAY is set, and the sockets it
+ * accepts inherit it.
  *
  * Return: the listening socket; the test is aborted on failure.
  */
@@ -155,15 +150,8 @@ struct socket *rtr_raw_listen(struct kunit *test, u16 port)
 		.sin_port = htons(port),
 		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
 	};
-	struct socket *sock;
+	struct socket *sock = cmt_raw_socket_of(test, AF_INET);
 
-	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
-					       IPPROTO_TCP, &sock), 0);
-	if (!kunit_alloc_resource(test, NULL, rtr_lst_release, GFP_KERNEL,
-				  sock)) {
-		sock_release(sock);
-		KUNIT_ASSERT_FAILURE(test, "no memory for a resource");
-	}
 	sock_set_reuseaddr(sock->sk);
 	KUNIT_ASSERT_EQ(test, kernel_bind(sock, (struct sockaddr *)&sin,
 					  sizeof(sin)), 0);
@@ -186,10 +174,6 @@ struct socket *rtr_raw_accept(struct kunit *test, struct socket *lst)
 
 	lst->sk->sk_rcvtimeo = msecs_to_jiffies(3000);
 	KUNIT_ASSERT_EQ(test, kernel_accept(lst, &sock, 0), 0);
-	if (!kunit_alloc_resource(test, NULL, rtr_lst_release, GFP_KERNEL,
-				  sock)) {
-		sock_release(sock);
-		KUNIT_ASSERT_FAILURE(test, "no memory for a resource");
-	}
+	cmt_raw_adopt(test, sock);
 	return sock;
 }
