@@ -6,6 +6,7 @@
 #define _KIWI_IWCM_TEST_H
 
 #include <linux/completion.h>
+#include <linux/workqueue.h>
 
 #include "mock_ulp.h"
 
@@ -25,6 +26,30 @@ struct kiwi_t_block {
 	int ret;
 };
 
+/* Destroys an id on a WQ_MEM_RECLAIM worker: kiwi_t_async_destroy(). */
+struct async_destroy {
+	struct work_struct work;
+	struct kiwi_ulp *u;
+	struct kiwi_cm_id *id;
+	struct completion done;
+	int seen;	/* events recorded when the destroy returned */
+};
+
+/**
+ * struct hold - holds one delivery where the core has started it (the
+ *	call is registered with the id) but not yet called the handler
+ * @id: the id whose delivery is held, or NULL for any
+ * @event: the event type held
+ * @held: completed when the delivery is held
+ * @release: the delivery waits for it (at most 10 s)
+ */
+struct hold {
+	struct kiwi_cm_id *id;
+	u8 event;
+	struct completion held;
+	struct completion release;
+};
+
 int kiwi_t_block_hook(struct kiwi_ulp *u, struct kiwi_cm_id *id,
 		      const struct kiwi_cm_event *ev);
 void kiwi_t_block_init(struct kiwi_ulp *u, struct kiwi_t_block *b, u8 event);
@@ -33,5 +58,12 @@ struct kiwi_cm_id *kiwi_t_passive(struct kiwi_ulp *u);
 void kiwi_t_events(struct kiwi_ulp *u, struct kiwi_cm_id *id, int from,
 		   char *buf, size_t len);
 bool kiwi_t_wait_calls(struct kiwi_mock *m, enum kiwi_mock_op op, int n);
+struct workqueue_struct *
+kiwi_t_async_destroy(struct kunit *test, struct async_destroy *ad,
+		     struct kiwi_ulp *u, struct kiwi_cm_id *id);
+void kiwi_t_async_destroy_end(struct workqueue_struct *wq,
+			      struct async_destroy *ad);
+void kiwi_t_hold_arm(struct kunit *test, struct hold *h,
+		     struct kiwi_cm_id *id, u8 event);
 
 #endif /* _KIWI_IWCM_TEST_H */
