@@ -14,6 +14,12 @@
 
 #define VT_LEN	64	/* bytes of each side's buffer */
 
+/*
+ * The first port of kiwi_softiw_verbs and kiwi_softiw_verbs_rw: their
+ * cases listen on VT_PORT + 0 to VT_PORT + 12.
+ */
+#define VT_PORT	22401
+
 /**
  * struct vt_pair - two connected QPs on the fixture's device
  * @t: the fixture
