@@ -7,10 +7,13 @@ of every suite, with the number of parameters a parameterised case runs
 (0 for a plain case). The VM harness (kiwi_vm.py) fails a run in which a
 test module that ran left out a listed suite or case, or ran fewer
 parameters than listed; so dropping a suite's results, or a row of a
-parameter table, cannot pass unnoticed.
+parameter table, cannot pass unnoticed. Every suite it lists must be
+named, as a whole word, in the manual (Documentation/, *.rst), so that a
+new suite cannot go undescribed.
 
   kiwi_manifest.py check MANIFEST        every KUNIT_CASE of tests/ listed,
-                                         and nothing listed that is gone
+                                         nothing listed that is gone, and
+                                         every suite named in the manual
   kiwi_manifest.py write RESULTS...      a manifest from runs' results.log
 """
 
@@ -26,6 +29,7 @@ CASE = re.compile(r"KUNIT_CASE(?:_PARAM)?\(\s*(\w+)")
 SUITE = re.compile(r"(?:static\s+)?struct\s+kunit_suite\s+\w+\s*=\s*\{(.*?)\n\};",
                    re.S)
 FIELD = re.compile(r"\.(name|test_cases)\s*=\s*\"?([\w]+)\"?")
+WORD = re.compile(r"\w+")
 
 
 def load(path):
@@ -62,17 +66,35 @@ def source_cases(root):
     return found
 
 
+def doc_words(docs):
+    """{word} of the .rst files under @docs (a word as grep -w has it)."""
+    words = set()
+    for top, _, files in os.walk(docs):
+        for name in files:
+            if not name.endswith(".rst"):
+                continue
+            with open(os.path.join(top, name), encoding="utf-8") as f:
+                words.update(WORD.findall(f.read()))
+    return words
+
+
 def check(path, root):
     want = {(s, c) for _, s, c in load(path)}
     have = source_cases(root)
+    suites = {s for s, _ in want}
+    docs = os.path.join(os.path.dirname(root), "Documentation")
     problems = [f"{s} {c}: in the sources, not in {path}"
                 for s, c in sorted(have - want)]
     problems += [f"{s} {c}: in {path}, not in the sources"
                  for s, c in sorted(want - have)]
+    problems += [f"{s}: in {path}, named in no Documentation/*.rst: "
+                 f"describe the suite"
+                 for s in sorted(suites - doc_words(docs))]
     for p in problems:
         print(p, file=sys.stderr)
     if not problems:
-        print(f"ok: {len(want)} cases listed, as in the sources")
+        print(f"ok: {len(want)} cases listed, as in the sources; "
+              f"{len(suites)} suites, each named in the manual")
     return 1 if problems else 0
 
 

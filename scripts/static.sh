@@ -82,7 +82,7 @@ echo "ok: $(grep '^Ran ' "$out/bench_selftest.log")"
 
 step "static: the test manifest"
 python3 -B "$top/scripts/kiwi_manifest.py" check "$top/tests/manifest" ||
-	die "tests/manifest does not list the KUnit cases of tests/"
+	die "tests/manifest does not match the KUnit cases of tests/ or Documentation/"
 
 step "static: the conformance kit's rules, in the kit and the guide"
 python3 -B "$top/scripts/conformance_rules.py" ||
