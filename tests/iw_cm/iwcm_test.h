@@ -27,7 +27,7 @@ struct kiwi_t_block {
 };
 
 /* Destroys an id on a WQ_MEM_RECLAIM worker: kiwi_t_async_destroy(). */
-struct async_destroy {
+struct kiwi_t_async {
 	struct work_struct work;
 	struct kiwi_ulp *u;
 	struct kiwi_cm_id *id;
@@ -36,14 +36,14 @@ struct async_destroy {
 };
 
 /**
- * struct hold - holds one delivery where the core has started it (the
+ * struct kiwi_t_hold - holds one delivery where the core has started it (the
  *	call is registered with the id) but not yet called the handler
  * @id: the id whose delivery is held, or NULL for any
  * @event: the event type held
  * @held: completed when the delivery is held
  * @release: the delivery waits for it (at most 10 s)
  */
-struct hold {
+struct kiwi_t_hold {
 	struct kiwi_cm_id *id;
 	u8 event;
 	struct completion held;
@@ -59,11 +59,11 @@ void kiwi_t_events(struct kiwi_ulp *u, struct kiwi_cm_id *id, int from,
 		   char *buf, size_t len);
 bool kiwi_t_wait_calls(struct kiwi_mock *m, enum kiwi_mock_op op, int n);
 struct workqueue_struct *
-kiwi_t_async_destroy(struct kunit *test, struct async_destroy *ad,
+kiwi_t_async_destroy(struct kunit *test, struct kiwi_t_async *ad,
 		     struct kiwi_ulp *u, struct kiwi_cm_id *id);
 void kiwi_t_async_destroy_end(struct workqueue_struct *wq,
-			      struct async_destroy *ad);
-void kiwi_t_hold_arm(struct kunit *test, struct hold *h,
+			      struct kiwi_t_async *ad);
+void kiwi_t_hold_arm(struct kunit *test, struct kiwi_t_hold *h,
 		     struct kiwi_cm_id *id, u8 event);
 
 #endif /* _KIWI_IWCM_TEST_H */

@@ -63,7 +63,7 @@ static void race_child_destroyed_in_request_handler(struct kunit *test)
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
 	struct kiwi_cm_id *l = kiwi_ulp_listen(u, 0);
 	struct workqueue_struct *wq;
-	struct async_destroy ad;
+	struct kiwi_t_async ad;
 	struct kiwi_cm_id *child;
 	struct kiwi_t_block b;
 
@@ -233,7 +233,7 @@ KUNIT_ARRAY_PARAM(xd, xd_victims, xd_desc);
 static void race_destroy_from_handler_waits(struct kunit *test)
 {
 	enum xd_victim v = *(const enum xd_victim *)test->param_value;
-	struct hold *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct kiwi_t_hold *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	struct xd *xd = kunit_kzalloc(test, sizeof(*xd), GFP_KERNEL);
 	struct kiwi_ulp *u;
 	u8 held_ev;

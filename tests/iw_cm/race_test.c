@@ -33,8 +33,8 @@ bool kiwi_t_wait_state(struct kiwi_cm_id *id, enum kiwi_cm_state state)
 
 static void async_destroy_fn(struct work_struct *work)
 {
-	struct async_destroy *ad =
-		container_of(work, struct async_destroy, work);
+	struct kiwi_t_async *ad =
+		container_of(work, struct kiwi_t_async, work);
 
 	kiwi_ulp_destroy(ad->u, ad->id);
 	ad->seen = kiwi_ulp_count(ad->u);
@@ -46,7 +46,7 @@ static void async_destroy_fn(struct work_struct *work)
  * and then calls kiwi_t_async_destroy_end().
  */
 struct workqueue_struct *
-kiwi_t_async_destroy(struct kunit *test, struct async_destroy *ad,
+kiwi_t_async_destroy(struct kunit *test, struct kiwi_t_async *ad,
 		     struct kiwi_ulp *u, struct kiwi_cm_id *id)
 {
 	struct workqueue_struct *wq;
@@ -62,7 +62,7 @@ kiwi_t_async_destroy(struct kunit *test, struct async_destroy *ad,
 }
 
 void kiwi_t_async_destroy_end(struct workqueue_struct *wq,
-			      struct async_destroy *ad)
+			      struct kiwi_t_async *ad)
 {
 	destroy_workqueue(wq);
 	destroy_work_on_stack(&ad->work);
@@ -74,7 +74,7 @@ static void race_destroy_with_queued_events(struct kunit *test)
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
 	struct kiwi_cm_id *id = kiwi_ulp_connect(u);
 	struct workqueue_struct *wq;
-	struct async_destroy ad;
+	struct kiwi_t_async ad;
 	struct kiwi_t_block b;
 
 	kiwi_t_block_init(u, &b, KIWI_CM_EVENT_CONNECT_REPLY);
@@ -162,7 +162,7 @@ static void race_listener_destroyed_in_request_handler(struct kunit *test)
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
 	struct kiwi_cm_id *l = kiwi_ulp_listen(u, 0);
 	struct workqueue_struct *wq;
-	struct async_destroy ad;
+	struct kiwi_t_async ad;
 	struct kiwi_t_block b;
 
 	kiwi_t_block_init(u, &b, KIWI_CM_EVENT_CONNECT_REQUEST);
@@ -313,7 +313,7 @@ static void race_destroy_from_reclaim_worker(struct kunit *test)
 	struct kiwi_ulp *u = kiwi_ulp_setup(test);
 	struct kiwi_cm_id *id = kiwi_ulp_established(u);
 	struct workqueue_struct *wq;
-	struct async_destroy ad;
+	struct kiwi_t_async ad;
 	struct kiwi_t_block b;
 
 	kiwi_t_block_init(u, &b, KIWI_CM_EVENT_DISCONNECT);
@@ -336,7 +336,7 @@ static void race_destroy_from_reclaim_worker(struct kunit *test)
 static void hold_fn(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev,
 		    void *data)
 {
-	struct hold *h = data;
+	struct kiwi_t_hold *h = data;
 
 	if (!h || ev->event != h->event || (h->id && id != h->id))
 		return;
@@ -346,14 +346,14 @@ static void hold_fn(struct kiwi_cm_id *id, const struct kiwi_cm_event *ev,
 
 static void hold_free(struct kunit_resource *res)
 {
-	struct hold *h = res->data;
+	struct kiwi_t_hold *h = res->data;
 
 	kiwi_fault_hook_deliver(NULL, NULL);
 	complete_all(&h->release);
 }
 
 /* @h must outlive the fixture's teardown: allocate it first. */
-void kiwi_t_hold_arm(struct kunit *test, struct hold *h,
+void kiwi_t_hold_arm(struct kunit *test, struct kiwi_t_hold *h,
 		     struct kiwi_cm_id *id, u8 event)
 {
 	h->id = id;
@@ -384,7 +384,7 @@ KUNIT_ARRAY_PARAM(lq, lq_orders, lq_desc);
 /* At the child's allocation: the upcall passed the listener's checks. */
 static void lq_destroy_hook(void *data)
 {
-	struct async_destroy *ad = data;
+	struct kiwi_t_async *ad = data;
 
 	kiwi_ulp_destroy(ad->u, ad->id);
 	ad->seen = kiwi_ulp_count(ad->u);
@@ -399,7 +399,7 @@ static void lq_destroy_hook(void *data)
 static void lq_queued(struct kunit *test, struct kiwi_ulp *u,
 		      struct kiwi_cm_id *l, int n)
 {
-	struct async_destroy ad = { .u = u, .id = l, .seen = -1 };
+	struct kiwi_t_async ad = { .u = u, .id = l, .seen = -1 };
 
 	kiwi_fault_hook_nth(1, lq_destroy_hook, &ad);	/* 1: the child */
 	KUNIT_EXPECT_EQ(test, kiwi_ulp_ev(u, l, T_REQUEST, 0), 0);
@@ -424,9 +424,9 @@ static void lq_queued(struct kunit *test, struct kiwi_ulp *u,
 static void race_listener_destroyed_request_queued(struct kunit *test)
 {
 	enum lq_order o = *(const enum lq_order *)test->param_value;
-	struct hold *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct kiwi_t_hold *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	struct workqueue_struct *wq;
-	struct async_destroy ad;
+	struct kiwi_t_async ad;
 	struct kiwi_t_block b;
 	struct kiwi_cm_id *l;
 	struct kiwi_ulp *u;
