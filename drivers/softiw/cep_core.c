@@ -279,9 +279,7 @@ void softiw_cep_close(struct softiw_cep *cep, bool abort)
 	cep->state = SOFTIW_CEP_CLOSED;
 	softiw_cep_stop_timer(cep);
 	softiw_sock_detach(cep->sock, &cep->cbs);
-	if (abort)
-		sock_no_linger(cep->sock->sk);
-	sock_release(cep->sock);
+	kiwi_softiw_sock_release(cep->sock, abort);
 	cep->sock = NULL;
 	softiw_tx_stop(cep);
 	softiw_cep_unbind_qp(cep, true);

@@ -521,7 +521,7 @@ put_cep:
 	mutex_unlock(&cep->lock);
 	softiw_cep_put(cep);
 release_sock:
-	sock_release(sock);
+	kiwi_softiw_sock_release(sock, false);
 	return ret;
 }
 

@@ -86,10 +86,8 @@ static struct softiw_cep *softiw_listener_take(struct softiw_listener *lst,
 	/* the new one is the newest: the oldest is another */
 	if (cep && full)
 		*evicted = softiw_listener_evict(lst);
-	if (!cep) {
-		sock_no_linger(sock->sk);
-		sock_release(sock);
-	}
+	if (!cep)
+		kiwi_softiw_sock_release(sock, true);
 	return cep;
 }
 

@@ -14,6 +14,7 @@
 #include <net/inet_sock.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -107,6 +108,60 @@ void softiw_sock_detach(struct socket *sock, const struct softiw_sock_cbs *cbs)
 	sk->sk_write_space = cbs->write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
 }
+
+/*
+ * Give a kernel socket the reference on its namespace a user socket has.
+ * A kernel socket holds none, and TCP stops all its timers when it is
+ * released (tcp_close(), since Linux's "tcp: properly terminate timers
+ * for kernel sockets", in 6.1 stable): the orphan it leaves in FIN_WAIT1,
+ * CLOSING or LAST_ACK then never retransmits its FIN or the data queued
+ * before it and never times out, so one lost or refused segment keeps it,
+ * and its port, until reboot. With the reference the orphan keeps its
+ * timers, ends by TCP's rules for orphans (tcp_orphan_retries,
+ * tcp_max_orphans) and holds the namespace until then.
+ *
+ * Return: false if the namespace is being dismantled and cannot be held.
+ */
+static bool softiw_sock_hold_net(struct sock *sk)
+{
+	struct net *net = sock_net(sk);
+
+	if (sk->sk_net_refcnt)
+		return true;
+	if (!maybe_get_net(net))
+		return false;
+	netns_tracker_alloc(net, &sk->ns_tracker, GFP_KERNEL);
+	/* shares a byte with fields setsockopt() writes under the lock */
+	lock_sock(sk);
+	sk->sk_net_refcnt = 1;
+	release_sock(sk);
+	sock_inuse_add(net, 1);
+	return true;
+}
+
+/**
+ * kiwi_softiw_sock_release() - close a socket, gracefully or by a reset
+ * @sock: a TCP socket, detached (softiw_sock_detach()) if it was attached
+ * @abort: reset the connection; otherwise what was queued is sent, then
+ *	a FIN, and TCP finishes the close after the socket is gone
+ *
+ * A graceful close leaves TCP an orphan that keeps its timers: it
+ * retransmits and times out as a user socket's would (see
+ * softiw_sock_hold_net()). In a namespace being dismantled, which no
+ * orphan may outlive, the connection is reset instead. The tests' raw
+ * peers close their kernel sockets with it too.
+ *
+ * Context: process context, may sleep.
+ */
+void kiwi_softiw_sock_release(struct socket *sock, bool abort)
+{
+	if (!abort && !softiw_sock_hold_net(sock->sk))
+		abort = true;
+	if (abort)
+		sock_no_linger(sock->sk);
+	sock_release(sock);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_sock_release);
 
 /**
  * softiw_sock_watch_space() - route a socket's write space events too

@@ -449,6 +449,7 @@ void kiwi_softiw_listener_tos(struct kiwi_cm_id *id, struct softiw_tos *tos);
 /* socket.c */
 void kiwi_softiw_dead_peer_plan(unsigned int ms, u32 rnd,
 				struct softiw_dead_peer *plan);
+void kiwi_softiw_sock_release(struct socket *sock, bool abort);
 
 /* cq.c */
 struct ib_cq *softiw_create_cq(struct ib_device *kdev,

@@ -56,6 +56,9 @@ unsigned int kiwi_test_fuzz_iters(void);
 unsigned int kiwi_test_fuzz_reply_iters(void);
 unsigned int kiwi_test_flood_peers(void);
 unsigned int kiwi_test_stress_secs(void);
+unsigned int kiwi_test_tcp_sockets(void);
+void kiwi_test_tcp_settled(struct kunit *test, unsigned int base);
+void kiwi_test_tcp_watch(struct kunit *test);
 #define KIWI_TEST_SLAB_CACHES	512
 
 /**

@@ -6,7 +6,8 @@
  * dead_peer_ms; an idle connection whose peer's link goes down, closed
  * the same way between dead_peer_ms and a second after it; the
  * keepalive schedule's bounds and spread, and the settings of real
- * sockets.
+ * sockets; and a graceful close whose segments are all lost, which TCP
+ * must still end once softiw has released the socket.
  */
 #include <kunit/resource.h>
 #include <kunit/test.h>
@@ -15,6 +16,7 @@
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/net_namespace.h>
+#include <net/sock.h>
 
 #include "cm_fixture.h"
 #include "dp_fixture.h"
@@ -226,11 +228,78 @@ static void dp_dead_peer_idle(struct kunit *test)
 	cmt_teardown(tb);
 }
 
+static void dpt_orphan_retries_res(struct kunit_resource *res)
+{
+	const u8 *was = res->data;
+
+	WRITE_ONCE(init_net.ipv4.sysctl_tcp_orphan_retries, *was);
+}
+
+/* net.ipv4.tcp_orphan_retries of the initial namespace, until @test ends. */
+static void dpt_orphan_retries(struct kunit *test, u8 retries)
+{
+	u8 *was = kunit_kzalloc(test, sizeof(*was), GFP_KERNEL);
+	void *held;
+
+	KUNIT_ASSERT_NOT_NULL(test, was);
+	*was = READ_ONCE(init_net.ipv4.sysctl_tcp_orphan_retries);
+	held = kunit_alloc_resource(test, NULL, dpt_orphan_retries_res,
+				    GFP_KERNEL, was);
+	KUNIT_ASSERT_NOT_NULL(test, held);
+	WRITE_ONCE(init_net.ipv4.sysctl_tcp_orphan_retries, retries);
+}
+
+/*
+ * A graceful close that reaches nobody: a raw client in the peer
+ * namespace sends a Request to a softiw listener on kv0, kv1's link goes
+ * down, and the request is rejected: the Reply and the FIN after it are
+ * lost, and softiw has released the socket. TCP must finish the close
+ * alone: the orphan retransmits and, after tcp_orphan_retries (1 here:
+ * about a second), gives up. A kernel socket's orphan would have no
+ * timer left and stay in FIN_WAIT1, with its port, until reboot.
+ */
+static void dp_lost_close(struct kunit *test)
+{
+	static const u8 req[24] =
+		KEY_REQ "\x10\x02\x00\x04\x00\x01\x00\x01";
+	struct net *peer = kiwi_test_peer_net(test);
+	unsigned int base = kiwi_test_tcp_sockets();
+	struct sockaddr_storage ss;
+	const struct cmt_rec *r;
+	struct kiwi_cm_id *lst;
+	struct socket *raw;
+	struct cmt *t;
+
+	dpt_orphan_retries(test, 1);
+	t = cmt_setup_in(test, &init_net, "kv0", "softiw_kv0", 24130);
+	lst = cmt_id_on(t, t->dev);
+	kiwi_test_addr(test, &lst->local_addr, AF_INET, KIWI_TEST_KV0, t->port);
+	KUNIT_ASSERT_EQ(test, kiwi_cm_listen(lst, 8), 0);
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(peer, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &raw), 0);
+	cmt_raw_adopt(test, raw);
+	kiwi_test_addr(test, &ss, AF_INET, KIWI_TEST_KV0, t->port);
+	KUNIT_ASSERT_EQ(test, kernel_connect(raw, (struct sockaddr *)&ss,
+					     sizeof(ss), 0), 0);
+	KUNIT_ASSERT_EQ(test, cmt_raw_send(raw, req, sizeof(req)), 24);
+	r = cmt_wait(t, KIWI_CM_EVENT_CONNECT_REQUEST, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+
+	dpt_link_down(test, peer, "kv1");
+	KUNIT_EXPECT_EQ(test, kiwi_cm_reject(r->id, NULL, 0), 0);
+	/* the client's own close is a reset, lost too: its socket ends now */
+	cmt_raw_close(raw, true);
+	cmt_teardown(t);
+	kiwi_test_tcp_settled(test, base);
+}
+
 static struct kunit_case dead_peer_cases[] = {
 	KUNIT_CASE(dp_dead_peer),
 	KUNIT_CASE_PARAM(dp_dead_peer_plan, dpt_dead_peer_ms_gen_params),
 	KUNIT_CASE(dp_dead_peer_sockets),
 	KUNIT_CASE(dp_dead_peer_idle),
+	KUNIT_CASE(dp_lost_close),
 	{}
 };
 
