@@ -398,6 +398,7 @@ static struct kunit_suite access_suite = {
 	.suite_init = cmt_suite_init,
 	.suite_exit = cmt_suite_exit,
 	.name = "kiwi_softiw_access",
+	.init = hostile_init,
 	.exit = hostile_exit,
 	.test_cases = access_cases,
 };

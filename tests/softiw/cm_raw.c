@@ -12,6 +12,7 @@
 
 #include "cm_fixture.h"
 #include "kiwi_test.h"
+#include "softiw.h"
 
 /**
  * cmt_raw_connect() - a plain blocking TCP client to 127.0.0.1:@port
@@ -28,9 +29,10 @@ struct socket *cmt_raw_connect(struct kunit *test, u16 port)
 	return sock;
 }
 
+/* A kernel socket's orphan keeps its timers only if released this way. */
 static void cmt_raw_release(struct kunit_resource *res)
 {
-	sock_release(res->data);
+	kiwi_softiw_sock_release(res->data, false);
 }
 
 static bool cmt_raw_match(struct kunit *test, struct kunit_resource *res,

@@ -78,6 +78,7 @@
  * @cap: softiw's max_pending
  * @ceps: softiw's live endpoints before the listener
  * @ids: kiwi_cm_live_ids() before the listener
+ * @tcp: the kernel's TCP sockets before the listener
  * @peak: most live endpoints seen, after any peer (not asserted: evicted
  *	endpoints linger until their queued work has run)
  * @running: a run is under way; if a run finds it set, one was cut short
@@ -97,6 +98,7 @@ struct flood {
 	unsigned int cap;
 	unsigned int ceps;
 	int ids;
+	unsigned int tcp;
 	unsigned int peak;
 	bool running;
 	spinlock_t lock;	/* protects child */
@@ -172,11 +174,8 @@ static void flood_addr(struct sockaddr_storage *ss)
 /* Close a peer: with a RST if @reset, else a FIN. */
 static void flood_close(struct socket *s, bool reset)
 {
-	if (!s)
-		return;
-	if (reset)
-		sock_no_linger(s->sk);
-	sock_release(s);
+	if (s)
+		kiwi_softiw_sock_release(s, reset);
 }
 
 /* Close every peer still open, one in two with a RST. */
@@ -275,6 +274,7 @@ static void flood_start(struct kunit *test)
 	/* endpoints of earlier suites finish closing first */
 	fl->ceps = flood_wait_ceps(0, FLOOD_SETTLE_MS);
 	fl->ids = kiwi_cm_live_ids();
+	fl->tcp = kiwi_test_tcp_sockets();
 	flood_listen(test, fl);
 }
 
@@ -500,13 +500,14 @@ static void flood_end(struct kunit *test)
 {
 	struct flood *fl = flood_state;
 	bool cut = !fl || fl->running;
-	unsigned int ceps;
+	unsigned int ceps, tcp;
 	int i, ids;
 
 	if (!fl)
 		kunit_skip(test, "no flood ran");
 	ceps = fl->ceps;
 	ids = fl->ids;
+	tcp = fl->tcp;
 	flood_close_peers(fl);
 	if (!cut) {
 		fl->held = 0;
@@ -520,6 +521,7 @@ static void flood_end(struct kunit *test)
 	for (i = 0; i < 100 && kiwi_cm_live_ids() > ids; i++)
 		msleep(20);
 	KUNIT_EXPECT_LE(test, kiwi_cm_live_ids(), ids);
+	kiwi_test_tcp_settled(test, tcp);
 	if (cut)
 		kunit_skip(test, "an earlier run was cut short");
 }

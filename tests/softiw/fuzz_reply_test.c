@@ -147,7 +147,7 @@ static struct fuzz_slab fr_slab;
 
 static void fr_sock_release(struct kunit_resource *res)
 {
-	sock_release(res->data);
+	kiwi_softiw_sock_release(res->data, false);
 }
 
 static bool fr_sock_match(struct kunit *test, struct kunit_resource *res,
@@ -724,6 +724,7 @@ static struct fr *fr_setup(struct kunit *test)
 	void *buf;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
+	kiwi_test_tcp_watch(test);
 	f->t = cmt_setup(test, FR_PORT);
 	spin_lock_init(&f->ev.lock);
 	init_waitqueue_head(&f->ev.wq);

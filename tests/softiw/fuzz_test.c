@@ -144,6 +144,7 @@ static struct fuzz *fuzz_setup(struct kunit *test, u16 port)
 	struct ib_cq_init_attr attr = { .cqe = 4 * FUZZ_RECVS };
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
+	kiwi_test_tcp_watch(test);
 	f->t = cmt_setup(test, port);
 	spin_lock_init(&f->lock);
 	init_completion(&f->req);

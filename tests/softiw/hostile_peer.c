@@ -398,6 +398,22 @@ void hostile_expect_term(struct cmt *t, struct hostile_peer *p, u8 layer_etype,
 }
 
 /**
+ * hostile_init() - watch the case's TCP sockets
+ * @test: the case
+ *
+ * A hostile peer must not leave a TCP socket behind: when the case ends,
+ * kiwi_test_tcp_watch() checks that every socket it opened is gone.
+ *
+ * Context: process context.
+ * Return: 0.
+ */
+int hostile_init(struct kunit *test)
+{
+	kiwi_test_tcp_watch(test);
+	return 0;
+}
+
+/**
  * hostile_exit() - put back the module parameters a hostile case may
  *	change
  * @test: the case

@@ -91,6 +91,7 @@ int hostile_poll(struct cmt *t, struct ib_wc *wc);
 void hostile_prime(struct cmt *t, struct hostile_peer *p);
 void hostile_expect_term(struct cmt *t, struct hostile_peer *p, u8 layer_etype,
 			 u8 ecode);
+int hostile_init(struct kunit *test);
 void hostile_exit(struct kunit *test);
 
 #endif

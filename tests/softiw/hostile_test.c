@@ -576,6 +576,7 @@ static struct kunit_suite hostile_suite = {
 	.suite_init = cmt_suite_init,
 	.suite_exit = cmt_suite_exit,
 	.name = "kiwi_softiw_hostile",
+	.init = hostile_init,
 	.exit = hostile_exit,
 	.test_cases = hostile_cases,
 };

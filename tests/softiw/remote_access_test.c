@@ -604,6 +604,7 @@ static struct kunit_suite hostile_rdma_suite = {
 	.suite_init = cmt_suite_init,
 	.suite_exit = cmt_suite_exit,
 	.name = "kiwi_softiw_remote_access",
+	.init = hostile_init,
 	.exit = hostile_exit,
 	.test_cases = hostile_rdma_cases,
 };
