@@ -446,7 +446,6 @@ void softiw_tx_read_done(struct softiw_cep *cep);
 
 /* rx.c */
 void softiw_rx_start(struct softiw_cep *cep);
-u8 softiw_rdmap_access_ecode(int err);
 int softiw_rx_step(struct softiw_cep *cep);
 
 /* rtr.c */

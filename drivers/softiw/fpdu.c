@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kiwi_softiw: MPA FPDU framing (RFC 5044 section 4) and the DDP/RDMAP
- * header of each segment (RFC 5041, RFC 5040), on buffers only.
+ * header of each segment (RFC 5041, RFC 5040), on buffers only; and the
+ * TERMINATE error codes for a peer's tagged access that failed.
  */
 #include <asm/unaligned.h>
 #include <kunit/visibility.h>
@@ -343,3 +344,52 @@ int kiwi_softiw_fpdu_check(const void *fpdu, size_t len, bool crc)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiwi_softiw_fpdu_check);
+
+/**
+ * softiw_ddp_access_ecode() - the DDP tagged buffer error code for a
+ *	softiw_mr_get() error
+ * @err: the error
+ *
+ * DDP has no code for missing rights: like siw, softiw reports an
+ * invalid STag.
+ *
+ * Context: any context.
+ * Return: the code.
+ */
+u8 softiw_ddp_access_ecode(int err)
+{
+	switch (err) {
+	case -EPERM:
+		return SOFTIW_TERM_DDP_T_STAG_QP;
+	case -ERANGE:
+		return SOFTIW_TERM_DDP_T_BOUNDS;
+	case -EOVERFLOW:
+		return SOFTIW_TERM_DDP_T_TO_WRAP;
+	default:
+		return SOFTIW_TERM_DDP_T_INV_STAG;
+	}
+}
+
+/**
+ * softiw_rdmap_access_ecode() - the RDMAP remote protection error code
+ *	for a softiw_mr_get() error
+ * @err: the error
+ *
+ * Context: any context.
+ * Return: the code.
+ */
+u8 softiw_rdmap_access_ecode(int err)
+{
+	switch (err) {
+	case -EPERM:
+		return SOFTIW_TERM_RDMAP_STAG_QP;
+	case -ERANGE:
+		return SOFTIW_TERM_RDMAP_BOUNDS;
+	case -EOVERFLOW:
+		return SOFTIW_TERM_RDMAP_TO_WRAP;
+	case -EACCES:
+		return SOFTIW_TERM_RDMAP_ACCESS;
+	default:
+		return SOFTIW_TERM_RDMAP_INV_STAG;
+	}
+}

@@ -96,5 +96,7 @@ int kiwi_softiw_fpdu_get_hdr(const void *buf, size_t len,
 __le32 kiwi_softiw_fpdu_crc(const void *fpdu, size_t len);
 int kiwi_softiw_fpdu_seal(void *fpdu, size_t size, bool crc);
 int kiwi_softiw_fpdu_check(const void *fpdu, size_t len, bool crc);
+u8 softiw_ddp_access_ecode(int err);
+u8 softiw_rdmap_access_ecode(int err);
 
 #endif /* _KIWI_SOFTIW_FPDU_H */

@@ -75,48 +75,6 @@ static int softiw_rx_tagged_error(struct softiw_rx *rx, u8 ecode)
 }
 
 /*
- * The DDP tagged error code for a softiw_mr_get() error. DDP has
- * no code for missing rights: like siw, report an invalid STag.
- */
-static u8 softiw_ddp_access_ecode(int err)
-{
-	switch (err) {
-	case -EPERM:
-		return SOFTIW_TERM_DDP_T_STAG_QP;
-	case -ERANGE:
-		return SOFTIW_TERM_DDP_T_BOUNDS;
-	case -EOVERFLOW:
-		return SOFTIW_TERM_DDP_T_TO_WRAP;
-	default:
-		return SOFTIW_TERM_DDP_T_INV_STAG;
-	}
-}
-
-/**
- * softiw_rdmap_access_ecode() - the RDMAP remote protection error code
- *	for a softiw_mr_get() error
- * @err: the error
- *
- * Context: any context.
- * Return: the code.
- */
-u8 softiw_rdmap_access_ecode(int err)
-{
-	switch (err) {
-	case -EPERM:
-		return SOFTIW_TERM_RDMAP_STAG_QP;
-	case -ERANGE:
-		return SOFTIW_TERM_RDMAP_BOUNDS;
-	case -EOVERFLOW:
-		return SOFTIW_TERM_RDMAP_TO_WRAP;
-	case -EACCES:
-		return SOFTIW_TERM_RDMAP_ACCESS;
-	default:
-		return SOFTIW_TERM_RDMAP_INV_STAG;
-	}
-}
-
-/*
  * Take up to @len bytes of the skb tcp_read_sock() offers into @vec (of
  * @nvec entries, at least @len bytes). Return: the bytes taken, or
  * -EAGAIN once the skb is used up.
