@@ -435,7 +435,14 @@ static void kiwi_rdma_unclaim(struct kiwi_rdma_priv *priv)
 	wake_up_var(&priv->handler_task);
 }
 
-static bool kiwi_rdma_handler_idle(struct kiwi_rdma_priv *priv)
+/**
+ * kiwi_rdma_handler_idle() - is no handler call of the id in flight
+ * @priv: the id
+ *
+ * Context: any context.
+ * Return: true if no thread is in the id's event handler.
+ */
+bool kiwi_rdma_handler_idle(struct kiwi_rdma_priv *priv)
 {
 	unsigned long flags;
 	bool idle;
@@ -666,90 +673,6 @@ unsigned int kiwi_rdma_reap(void)
 		n++;
 	}
 	return n;
-}
-
-/**
- * kiwi_rdma_claim_kept() - pin an id a ULP kept on a removed device
- * @dev: the device, past the ULPs' grace after DEVICE_REMOVAL
- *
- * The id moves to REMOVED, where no call is legal any more, and the cut
- * takes its teardown (@torn, with @cutting), so that no teardown starts
- * while the cut runs: an rdma_destroy_id() waits for the cut, a handler
- * asking for the teardown leaves it to the cut (kiwi_rdma_cut_loose()).
- * An id whose teardown was taken already is left to it.
- *
- * Context: process context; sleeps.
- * Return: the id, or NULL if no other id uses @dev.
- */
-struct kiwi_rdma_priv *kiwi_rdma_claim_kept(struct ib_device *dev)
-{
-	struct kiwi_rdma_priv *priv, *found = NULL;
-
-	mutex_lock(&kiwi_rdma_lock);
-	list_for_each_entry(priv, &kiwi_rdma_ids, node) {
-		if (priv->id.device != dev)
-			continue;
-		spin_lock_irq(&priv->lock);
-		if (!priv->torn && priv->state != KIWI_RDMA_DESTROYING &&
-		    priv->state != KIWI_RDMA_REMOVED) {
-			priv->state = KIWI_RDMA_REMOVED;
-			priv->torn = true;
-			priv->cutting = true;
-			found = priv;
-		}
-		spin_unlock_irq(&priv->lock);
-		if (found)
-			break;
-	}
-	mutex_unlock(&kiwi_rdma_lock);
-	return found;
-}
-
-/**
- * kiwi_rdma_cut_loose() - let an id the ULP kept go of its device
- * @priv: the id, from kiwi_rdma_claim_kept()
- *
- * Waits for the calls and the handler call in flight, then destroys the
- * id's iw_cm id (a connection is reset) and drops its device. The ULP's
- * QP stays the ULP's: the core cuts it loose if the ULP keeps it too.
- * The id's memory, port and namespace stay until rdma_destroy_id(). A
- * teardown asked for meanwhile runs at the end: an rdma_destroy_id()
- * waiting for the cut gets it, else, if a handler asked for it, the cut
- * runs it.
- *
- * Context: process context; sleeps. Not from a handler of the id.
- */
-void kiwi_rdma_cut_loose(struct kiwi_rdma_priv *priv)
-{
-	struct kiwi_cm_id *cm;
-	bool owed;
-
-	might_sleep();
-	wait_var_event(&priv->calls, !atomic_read(&priv->calls));
-	cancel_delayed_work_sync(&priv->work);
-	wait_var_event(&priv->handler_task, kiwi_rdma_handler_idle(priv));
-	pr_warn("kiwi_rdmacm: %s: id %pISpc -> %pISpc kept past DEVICE_REMOVAL, cut loose from the device\n",
-		priv->id.device->name, &priv->id.route.addr.src_addr,
-		&priv->id.route.addr.dst_addr);
-	mutex_lock(&kiwi_rdma_lock);
-	cm = priv->cm;
-	priv->cm = NULL;
-	mutex_unlock(&kiwi_rdma_lock);
-	if (cm)
-		kiwi_cm_destroy_id(cm);
-	kiwi_rdma_clear_device(priv);
-	spin_lock_irq(&priv->lock);
-	priv->cutting = false;
-	/* a waiting destroy keeps @torn: the teardown is its own */
-	owed = !priv->destroy_waits && priv->destroy_deferred;
-	if (!priv->destroy_waits && !owed)
-		priv->torn = false;
-	spin_unlock_irq(&priv->lock);
-	smp_mb();	/* @cutting cleared before wake_up_var() looks */
-	/* only hashes the address: the destroy woken may free @priv */
-	wake_up_var(&priv->torn);
-	if (owed)
-		kiwi_rdma_teardown(priv, NULL);
 }
 
 /* A destroy that found the id being cut: has the cut ended? */

@@ -241,14 +241,13 @@ int kiwi_rdma_deliver(struct kiwi_rdma_priv *priv, struct rdma_cm_event *ev,
 		      bool (*due)(struct kiwi_rdma_priv *priv));
 void kiwi_rdma_teardown(struct kiwi_rdma_priv *priv,
 			struct work_struct *self);
+bool kiwi_rdma_handler_idle(struct kiwi_rdma_priv *priv);
 void kiwi_rdma_kick(struct kiwi_rdma_priv *priv, enum kiwi_rdma_todo todo);
 void kiwi_rdma_work(struct work_struct *work);
 void kiwi_rdma_set_device(struct kiwi_rdma_priv *priv,
 			  struct ib_device *dev, bool ref);
 void kiwi_rdma_clear_device(struct kiwi_rdma_priv *priv);
 unsigned int kiwi_rdma_reap(void);
-struct kiwi_rdma_priv *kiwi_rdma_claim_kept(struct ib_device *dev);
-void kiwi_rdma_cut_loose(struct kiwi_rdma_priv *priv);
 const char *kiwi_rdma_state_name(enum kiwi_rdma_state state);
 int kiwi_rdma_live_ids(void);
 
